@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): engine and environment throughput."""

@@ -1,0 +1,739 @@
+"""The game: decisions, legal actions, apply, turn / round / settlement flow and the event log.
+
+One pending decision at a time, owned by ``current_player`` (RULINGS R23). The decisions are
+
+* ``place_tile``: where the drawn tile goes (CORE-01-04-04..08, RULINGS R3);
+* ``political``: the turn's one Political Action (CORE-01-04-09, RULINGS R7);
+* ``move_to``: the destination of a Move (CORE-01-04-12, RULINGS R10);
+* ``pay``: the next Resource of a payment, when the cost leaves a choice (RULINGS R18);
+* ``gain``: the resort a ConvertResources takes from the Bank (CORE-01-04-22, RULINGS R16).
+
+An effect's choices (payment, gain) are collected first and executed at once at the end, so a
+half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one Resource at a
+time in ascending resort order; the engine asks only while more than one payment remains possible
+and completes a payment by itself once it is determined (see docs/actions.md).
+"""
+
+from __future__ import annotations
+
+import operator
+from bisect import bisect_left, insort
+from typing import Any
+
+import numpy as np
+
+from . import effects
+from .actions import CONVERT, FORMALIZE, MOVE_FROM, MOVE_TO, PLACE, ActionLayout
+from .components import COMMITTEE, GRASSROOTS, HOTSPOT, LOBBYIST, RESORT, START, TileSpec, build_catalogue
+from .config import GrassrootsText, RulesConfig
+from .effects import ActiveEffect, Cost, Effect, Payment
+from .errors import IllegalActionError, NotImplementedRuleError
+from .rng import Rng
+from .topology import Topology, get_topology
+
+PH_PLACE_TILE, PH_POLITICAL, PH_MOVE_TO, PH_PAY, PH_GAIN, PH_OVER = range(6)
+PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over")
+
+_SHARED_CACHE: dict[RulesConfig, tuple[Topology, tuple[TileSpec, ...], ActionLayout]] = {}
+
+
+def _shared(config: RulesConfig) -> tuple[Topology, tuple[TileSpec, ...], ActionLayout]:
+    """Immutable per-configuration data (topology, catalogue, layout), built once."""
+    got = _SHARED_CACHE.get(config)
+    if got is None:
+        topo = get_topology(config.topology, config.table_size)
+        got = (topo, build_catalogue(config), ActionLayout(topo, config.resorts))
+        _SHARED_CACHE[config] = got
+    return got
+
+
+def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
+    rule = {"same": effects.SAME, "distinct": effects.DISTINCT, "any": effects.ANY}[text.pay_rule]
+    return ((text.pay, rule, (1 << n_resorts) - 1),)
+
+
+class Game:
+    """A game of BALANCE // CONTROL. Create with :meth:`new` or :meth:`from_dict`."""
+
+    __slots__ = (
+        "config", "topo", "catalogue", "layout", "num_players", "num_resorts", "cap",
+        "rng", "draw_pile", "discard", "drawn", "tile_at", "kind_at", "board", "nonstart",
+        "frontier", "in_frontier", "committees", "grassroots", "resort_cells", "infl",
+        "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
+        "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
+        "turn", "phase", "pending", "events", "active_effects", "_legal", "_winners",
+    )  # fmt: skip
+
+    # ------------------------------------------------------------------ construction
+    def __init__(self) -> None:  # use Game.new / Game.from_dict
+        raise TypeError("create a game with Game.new(config, seed) or Game.from_dict(data)")
+
+    @classmethod
+    def _blank(cls, config: RulesConfig) -> Game:
+        if config.exp01 or config.exp02 or config.exp03:
+            names = [n for n, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02),
+                                     ("EXP-03", config.exp03)) if on]  # fmt: skip
+            raise NotImplementedRuleError(
+                f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
+            )
+        g = object.__new__(cls)
+        g.config = config
+        g.topo, g.catalogue, g.layout = _shared(config)
+        g.num_players = config.players
+        g.num_resorts = len(config.resorts)
+        g.cap = config.influence_cap
+        n, p, r = g.topo.num_cells, g.num_players, g.num_resorts
+        g.draw_pile = []
+        g.discard = []
+        g.drawn = -1
+        g.tile_at = [-1] * n
+        g.kind_at = [-1] * n
+        g.board = []
+        g.nonstart = []
+        g.frontier = []
+        g.in_frontier = [False] * n
+        g.committees = []
+        g.grassroots = []
+        g.resort_cells = []
+        g.infl = [0] * (n * p)
+        g.supply = [0] * p
+        g.on_board = [0] * p
+        g.created = [0] * p
+        g.deployed = [0] * p
+        g.starting = [0] * p
+        g.res = [0] * (p * r)
+        g.bank = [config.bank_stock or 0] * r
+        g.noise = [0] * r
+        g.start_used = [False] * p
+        g.resolved = [False] * n
+        g.round = 1
+        g.turns_in_round = 0
+        g.active = 0
+        g.start_player = 0
+        g.turn = 0
+        g.phase = PH_PLACE_TILE
+        g.pending = None
+        g.events = []
+        g.active_effects = []
+        g._legal = None
+        g._winners = None
+        return g
+
+    @classmethod
+    def new(cls, config: RulesConfig | str, seed: int) -> Game:
+        """Set up a new game (CORE-01-03) and draw the start player's first tile."""
+        config = RulesConfig.resolve(config)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed must be an int, got {seed!r}")
+        g = cls._blank(config)
+        g.rng = Rng.from_seed(seed)
+        g.log("setup", "CORE-01-03-01", seed=seed, config=config.name)
+        g._put_tile(0, g.topo.centre)  # CORE-01-03-01: Start Committee onto the Board, centre (R2)
+        pile = list(range(1, len(g.catalogue)))  # CORE-01-02-02: not the Start Committee
+        g.rng.shuffle(pile)  # CORE-01-03-02
+        g.draw_pile = pile
+        g.start_player = g.rng.below(g.num_players)  # CORE-01-03-03, RULINGS R6, docs/rulings.md BC-10
+        g.active = g.start_player
+        g.log("start-player", "CORE-01-03-03", player=g.start_player)
+        for p in range(g.num_players):
+            amount = config.starting_influence  # CORE-01-03-04..06, ADD56-01-02-01/02
+            if config.first_player_handicap and p == g.start_player:
+                amount -= 1  # VAR-01-02-02/03
+            g.starting[p] = g.supply[p] = amount
+            g.log("starting-influence", "VAR-01-02-02" if amount < config.starting_influence
+                  else "CORE-01-03-04", player=p, amount=amount)  # fmt: skip
+        g._start_turn()
+        return g
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def num_actions(self) -> int:
+        return self.layout.num_actions
+
+    @property
+    def current_player(self) -> int | None:
+        """The player who owns the pending decision (RULINGS R23); None when the game is over."""
+        return None if self.phase == PH_OVER else self.active
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def is_terminal(self) -> bool:
+        return self.phase == PH_OVER
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal actions of the pending decision (empty only when the game is over)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return list(legal)
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.layout.num_actions, dtype=bool)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        mask[legal] = True
+        return mask
+
+    def action_to_string(self, action: int) -> str:
+        return self.layout.to_string(operator.index(action))
+
+    def string_to_action(self, text: str) -> int:
+        return self.layout.parse(text)
+
+    def returns(self) -> list[float]:
+        """RULINGS R9: zero-sum; the k winners share +1, the others share -1 (0 before the end)."""
+        n = self.num_players
+        if self.phase != PH_OVER:
+            return [0.0] * n
+        winners = self.winners()
+        k = len(winners)
+        if k == n:
+            return [0.0] * n
+        return [1.0 / k if p in winners else -1.0 / (n - k) for p in range(n)]
+
+    def winners(self) -> list[int]:
+        """CORE-01-09-03/04: the players with the most Influence on the Board (ties share)."""
+        if self.phase != PH_OVER:
+            return []
+        if self._winners is None:
+            best = max(self.on_board)
+            self._winners = [p for p in range(self.num_players) if self.on_board[p] == best]
+        return list(self._winners)
+
+    def apply(self, action: int) -> None:
+        """Apply one legal action. An illegal or malformed action raises and changes nothing."""
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"an action must be an integer, got {action!r}") from None
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        i = bisect_left(legal, a)
+        if i == len(legal) or legal[i] != a:
+            raise IllegalActionError(self._illegal_message(a))
+        self._legal = None
+        phase = self.phase
+        n = self.layout.n
+        if phase == PH_PLACE_TILE:
+            self._place_drawn_tile(a)
+        elif phase == PH_POLITICAL:
+            if a == self.layout.pass_:
+                self.log("pass", "RULINGS-R7", player=self.active)
+                self._end_turn()
+                return
+            kind, cell = divmod(a, n)
+            if kind == PLACE:
+                self._place_influence(cell)
+            elif kind == MOVE_FROM:
+                self.pending = {"kind": "move", "from": cell}
+                self.phase = PH_MOVE_TO
+            elif kind == FORMALIZE:
+                self._begin_effect("formalize", cell)
+            else:
+                self._begin_effect("convert", cell)
+        elif phase == PH_MOVE_TO:
+            self._move_influence(self.pending["from"], a - MOVE_TO * n)  # type: ignore[index]
+        elif phase == PH_PAY:
+            self._pay_choice(a - self.layout.pay)
+        elif phase == PH_GAIN:
+            self._gain_choice(a - self.layout.gain)
+
+    def clone(self) -> Game:
+        """An independent copy (the shared immutable catalogue and layout are not copied)."""
+        g = object.__new__(Game)
+        g.config = self.config
+        g.topo = self.topo
+        g.catalogue = self.catalogue
+        g.layout = self.layout
+        g.num_players = self.num_players
+        g.num_resorts = self.num_resorts
+        g.cap = self.cap
+        g.rng = Rng(self.rng.state)
+        g.draw_pile = self.draw_pile[:]
+        g.discard = self.discard[:]
+        g.drawn = self.drawn
+        g.tile_at = self.tile_at[:]
+        g.kind_at = self.kind_at[:]
+        g.board = self.board[:]
+        g.nonstart = self.nonstart[:]
+        g.frontier = self.frontier[:]
+        g.in_frontier = self.in_frontier[:]
+        g.committees = self.committees[:]
+        g.grassroots = self.grassroots[:]
+        g.resort_cells = self.resort_cells[:]
+        g.infl = self.infl[:]
+        g.supply = self.supply[:]
+        g.on_board = self.on_board[:]
+        g.created = self.created[:]
+        g.deployed = self.deployed[:]
+        g.starting = self.starting[:]
+        g.res = self.res[:]
+        g.bank = self.bank[:]
+        g.noise = self.noise[:]
+        g.start_used = self.start_used[:]
+        g.resolved = self.resolved[:]
+        g.round = self.round
+        g.turns_in_round = self.turns_in_round
+        g.active = self.active
+        g.start_player = self.start_player
+        g.turn = self.turn
+        g.phase = self.phase
+        p = self.pending
+        g.pending = None if p is None else {k: (v[:] if isinstance(v, list) else v) for k, v in p.items()}
+        g.events = self.events[:]
+        g.active_effects = self.active_effects[:]
+        g._legal = self._legal
+        g._winners = self._winners
+        return g
+
+    def to_dict(self) -> dict[str, Any]:
+        from .state import game_to_dict
+
+        return game_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        from .state import game_from_dict
+
+        return game_from_dict(data)
+
+    def render(self) -> str:
+        from .render import render_text
+
+        return render_text(self)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.config.name} round={self.round} player={self.current_player} "
+            f"phase={self.phase_name} pile={len(self.draw_pile)}>"
+        )
+
+    # ------------------------------------------------------------------ queries
+    def log(self, type_: str, rule: str, **data: Any) -> None:
+        """Append an event citing the rule behind it."""
+        data["type"] = type_
+        data["rule"] = rule
+        self.events.append(data)
+
+    def resources_of(self, player: int) -> list[int]:
+        r = self.num_resorts
+        return self.res[player * r : player * r + r]
+
+    def influence_on(self, cell: int) -> list[int]:
+        p = self.num_players
+        return self.infl[cell * p : cell * p + p]
+
+    def tile_spec(self, cell: int) -> TileSpec | None:
+        t = self.tile_at[cell]
+        return None if t < 0 else self.catalogue[t]
+
+    def lobbyist_owner(self, cell: int) -> int:
+        """RULINGS R13: strictly the most physical Influence on the Lobbyist, else -1."""
+        p = self.num_players
+        vals = self.infl[cell * p : cell * p + p]
+        top = max(vals)
+        if top <= 0 or vals.count(top) != 1:
+            return -1
+        return vals.index(top)
+
+    def totals(self, cell: int) -> list[int]:
+        """computeMajority's totalInfluence (CORE-01-05-03A, -04): physical + owned Lobbyists (BC-11)."""
+        p = self.num_players
+        tot = self.infl[cell * p : cell * p + p]
+        kind_at = self.kind_at
+        for nb in self.topo.neighbors[cell]:
+            if kind_at[nb] == LOBBYIST:
+                owner = self.lobbyist_owner(nb)
+                if owner >= 0:
+                    tot[owner] += 1
+        return tot
+
+    def majority(self, cell: int) -> list[int]:
+        """The players sharing the highest positive total on ``cell`` (RULINGS R14); [] if none."""
+        tot = self.totals(cell)
+        top = max(tot)
+        if top <= 0:
+            return []
+        return [q for q, v in enumerate(tot) if v == top]
+
+    def controller(self, cell: int) -> int:
+        """CORE-01-05-01/02, -03A: the controlling player, or -1 (ties, nobody, Start Committee)."""
+        if self.kind_at[cell] == START:
+            return -1  # CORE-01-08-05
+        leaders = self.majority(cell)
+        return leaders[0] if len(leaders) == 1 else -1
+
+    def formalize_gate_open(self) -> bool:
+        """CORE-01-08-02/03, RULINGS R11: every player has deployed their Starting Influence."""
+        return all(d >= s for d, s in zip(self.deployed, self.starting))
+
+    def effect_for(self, kind: str, cell: int, player: int) -> Effect:
+        """The effect a Political Action via ``cell`` would resolve (ContextTile = cell)."""
+        if kind == "formalize":
+            # CORE-01-06-00-05 (a): ContextTile is the Committee.
+            base = effects.START_COMMITTEE_COST if cell == self.topo.centre else effects.STANDARD_COMMITTEE_COST
+            return Effect("formalize", player, cell, base)
+        if kind == "convert":
+            text = self.grassroots_text(cell)
+            return Effect("convert", player, cell, _recipe_cost(text, self.num_resorts))
+        raise ValueError(kind)
+
+    def grassroots_text(self, cell: int) -> GrassrootsText:
+        return self.config.grassroots_texts[self.catalogue[self.tile_at[cell]].text]
+
+    def payment_choices(self, effect: Effect) -> list[Payment]:
+        """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
+        cost = effects.effect_cost(self, effect)
+        if cost is None:
+            return []  # prohibited (EXP-02-02-D)
+        options = effects.affordable(cost, self.resources_of(effect.actor))
+        if effect.kind == "convert":
+            options = [pay for pay in options if self._gain_options(effect, pay)]
+        return options
+
+    # ------------------------------------------------------------------ legal actions
+    def _compute_legal(self) -> list[int]:
+        phase = self.phase
+        lay = self.layout
+        if phase == PH_PLACE_TILE:
+            return self._placement_cells(self.drawn)
+        if phase == PH_POLITICAL:
+            return self._political_options()
+        if phase == PH_MOVE_TO:
+            base = MOVE_TO * lay.n
+            src = self.pending["from"]  # type: ignore[index]
+            return [base + c for c in self.nonstart if c != src]  # RULINGS R10
+        if phase == PH_PAY:
+            pend = self.pending
+            return [lay.pay + r for r in effects.next_choices(pend["options"], pend["paid"])]  # type: ignore[index]
+        if phase == PH_GAIN:
+            return [lay.gain + r for r in self.pending["gains"]]  # type: ignore[index]
+        return []
+
+    def _placement_cells(self, tile: int) -> list[int]:
+        """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08)."""
+        return self.frontier[:]  # PLACE_TILE block starts at 0
+
+    def _political_options(self) -> list[int]:
+        p = self.active
+        n = self.layout.n
+        out: list[int] = []
+        nonstart = self.nonstart
+        # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
+        if self.supply[p] > 0 and nonstart:
+            base = PLACE * n
+            out.extend([base + c for c in nonstart])
+        # CORE-01-04-12, RULINGS R10, docs/rulings.md BC-13: Move one own Influence elsewhere.
+        if len(nonstart) >= 2 and self.on_board[p] > 0:
+            base = MOVE_FROM * n
+            infl, np_ = self.infl, self.num_players
+            out.extend([base + c for c in nonstart if infl[c * np_ + p]])
+        # CORE-01-04-13..19: FormalizeInfluence via a Committee, once the gate is open (CORE-01-08-02)
+        # and while the result stays within the cap (CORE-01-08-01, RULINGS R12).
+        if self.committees and self.supply[p] + self.on_board[p] < self.cap and self.formalize_gate_open():
+            base = FORMALIZE * n
+            centre = self.topo.centre
+            need_control = self.config.action_tiles_require_control
+            for c in self.committees:
+                if c == centre:
+                    if self.start_used[p]:  # CORE-01-08-07
+                        continue
+                elif need_control and self.controller(c) != p:  # RULINGS R15, docs/rulings.md BC-04
+                    continue
+                if self.payment_choices(self.effect_for("formalize", c, p)):
+                    out.append(base + c)
+        # CORE-01-04-20..22: ConvertResources via a Grassroots tile.
+        if self.grassroots:
+            base = CONVERT * n
+            need_control = self.config.action_tiles_require_control
+            for c in self.grassroots:
+                if need_control and self.controller(c) != p:
+                    continue
+                if self.payment_choices(self.effect_for("convert", c, p)):
+                    out.append(base + c)
+        if not out:
+            out.append(self.layout.pass_)  # RULINGS R7
+        return out
+
+    def _illegal_message(self, a: int) -> str:
+        try:
+            text = repr(self.layout.to_string(a))
+        except IllegalActionError:
+            text = "out of range"
+        legal = self._legal or []
+        shown = ", ".join(self.layout.to_string(x) for x in legal[:8])
+        more = f" and {len(legal) - 8} more" if len(legal) > 8 else ""
+        who = "nobody (the game is over)" if self.phase == PH_OVER else f"player {self.active}"
+        return (
+            f"action {a} ({text}) is not legal in decision {PHASE_NAMES[self.phase]!r} of {who}; "
+            f"legal: {shown or 'none'}{more}"
+        )
+
+    # ------------------------------------------------------------------ board changes
+    def _put_tile(self, tile: int, cell: int) -> None:
+        spec = self.catalogue[tile]
+        self.tile_at[cell] = tile
+        self.kind_at[cell] = spec.kind
+        insort(self.board, cell)
+        if spec.kind != START:
+            insort(self.nonstart, cell)
+        if spec.kind in (COMMITTEE, START):
+            insort(self.committees, cell)
+        elif spec.kind == GRASSROOTS:
+            insort(self.grassroots, cell)
+        elif spec.kind == RESORT:
+            insort(self.resort_cells, cell)
+        # Incremental legal-placement frontier (RULINGS R3).
+        if self.in_frontier[cell]:
+            self.in_frontier[cell] = False
+            del self.frontier[bisect_left(self.frontier, cell)]
+        tile_at, in_frontier = self.tile_at, self.in_frontier
+        for nb in self.topo.neighbors[cell]:
+            if tile_at[nb] < 0 and not in_frontier[nb]:
+                in_frontier[nb] = True
+                insort(self.frontier, nb)
+
+    def _rebuild_board_indexes(self) -> None:
+        """Recompute the derived board lists from ``tile_at`` (used by from_dict)."""
+        self.board, self.nonstart, self.frontier = [], [], []
+        self.committees, self.grassroots, self.resort_cells = [], [], []
+        self.in_frontier = [False] * self.topo.num_cells
+        tiles = [(c, t) for c, t in enumerate(self.tile_at) if t >= 0]
+        self.tile_at = [-1] * self.topo.num_cells
+        self.kind_at = [-1] * self.topo.num_cells
+        for c, t in tiles:
+            self._put_tile(t, c)
+
+    # ------------------------------------------------------------------ turn flow
+    def _start_turn(self) -> None:
+        """CORE-01-04-02/04: draw; discard or recycle unplaceable tiles (CORE-01-04-06/07, VAR-01-01)."""
+        effects.expire(self, effects.OWNER_NEXT_TURN, self.active)
+        p = self.active
+        pile = self.draw_pile
+        while True:
+            if not pile:
+                self.log("draw-pile-empty", "CORE-01-09-01", player=p)
+                self._end_game()
+                return
+            tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
+            self.log("draw", "CORE-01-04-04", player=p, tile=tile)
+            if self._placement_cells(tile):
+                self.drawn = tile
+                self.phase = PH_PLACE_TILE
+                return
+            if self.config.tile_recycling:
+                # RULINGS R4: if no tile left could be placed, the DrawPile counts as exhausted.
+                if not any(self._placement_cells(t) for t in pile):
+                    pile.append(tile)  # docs/rulings.md BC-08
+                    self.log("draw-pile-exhausted", "RULINGS-R4", player=p)
+                    self._end_game()
+                    return
+                pile.append(tile)  # VAR-01-01-04
+                self.rng.shuffle(pile)  # VAR-01-01-05
+                self.log("recycle", "VAR-01-01-04", player=p, tile=tile)  # VAR-01-01-06: draw again
+            else:
+                self.discard.append(tile)  # CORE-01-04-06
+                self.log("discard", "CORE-01-04-06", player=p, tile=tile)  # CORE-01-04-07: draw again
+
+    def _place_drawn_tile(self, cell: int) -> None:
+        tile = self.drawn
+        self.drawn = -1
+        self._put_tile(tile, cell)
+        self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
+        # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
+        # first, then the other closed Hotspots in ascending cell order.
+        closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
+        closed += [
+            nb  # neighbours are stored in ascending cell order
+            for nb in self.topo.neighbors[cell]
+            if self.kind_at[nb] == HOTSPOT and not self.resolved[nb] and self._surrounded(nb)
+        ]
+        for h in closed:
+            self._resolve_hotspot(h)
+        self.phase = PH_POLITICAL
+
+    def _surrounded(self, cell: int) -> bool:
+        """CORE-01-06-01, RULINGS R5: every adjacent table cell holds a tile (the edge is closed)."""
+        tile_at = self.tile_at
+        return all(tile_at[nb] >= 0 for nb in self.topo.neighbors[cell])
+
+    def _resolve_hotspot(self, cell: int) -> None:
+        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06)."""
+        self.resolved[cell] = True
+        leaders = self.majority(cell)  # CORE-01-06-04 (a)
+        if len(leaders) != 1:
+            self.log("hotspot-no-majority", "CORE-01-05-02", cell=cell, tied=leaders)
+            return
+        p = leaders[0]
+        if self.supply[p] <= 0:
+            self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
+            return
+        # CORE-01-06-05/06: move one Influence from supply to the Hotspot.
+        self.supply[p] -= 1
+        self.on_board[p] += 1
+        self.deployed[p] += 1  # RULINGS R11
+        self.infl[cell * self.num_players + p] += 1
+        self.log("hotspot-resolved", "CORE-01-06-05", cell=cell, player=p)
+
+    def _place_influence(self, cell: int) -> None:
+        p = self.active
+        self.supply[p] -= 1
+        self.on_board[p] += 1
+        self.deployed[p] += 1  # RULINGS R11
+        self.infl[cell * self.num_players + p] += 1
+        self.log("place-influence", "CORE-01-04-11", player=p, cell=cell)
+        self._end_turn()
+
+    def _move_influence(self, src: int, dst: int) -> None:
+        p = self.active
+        np_ = self.num_players
+        self.infl[src * np_ + p] -= 1
+        self.infl[dst * np_ + p] += 1
+        self.pending = None
+        self.log("move-influence", "CORE-01-04-12", player=p, src=src, dst=dst)
+        self._end_turn()
+
+    def _begin_effect(self, kind: str, cell: int) -> None:
+        effect = self.effect_for(kind, cell, self.active)
+        options = self.payment_choices(effect)  # docs/rulings.md BC-05: pay one Resource at a time
+        self.pending = {"kind": kind, "tile": cell, "paid": [], "options": options}
+        if len(options) == 1:
+            self._payment_complete(list(options[0]))
+        else:
+            self.phase = PH_PAY
+
+    def _pay_choice(self, resort: int) -> None:
+        pend = self.pending
+        assert pend is not None
+        pend["paid"].append(resort)
+        left = effects.consistent(pend["options"], pend["paid"])
+        if len(left) == 1:
+            self._payment_complete(list(left[0]))
+
+    def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
+        """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03)."""
+        text = self.grassroots_text(effect.tile)
+        finite = self.config.bank_stock is not None
+        out = []
+        for r in range(self.num_resorts):
+            if text.gain_rule == "different" and r in pay:
+                continue
+            if finite and self.bank[r] + pay.count(r) < text.gain:
+                continue
+            out.append(r)
+        return out
+
+    def _payment_complete(self, pay: list[int]) -> None:
+        pend = self.pending
+        assert pend is not None
+        pend["paid"] = pay
+        if pend["kind"] == "formalize":
+            self._execute_formalize(pend["tile"], pay)
+            return
+        effect = self.effect_for("convert", pend["tile"], self.active)
+        gains = self._gain_options(effect, tuple(pay))
+        pend["gains"] = gains
+        if len(gains) == 1:
+            self._execute_convert(pend["tile"], pay, gains[0])
+        else:
+            self.phase = PH_GAIN
+
+    def _gain_choice(self, resort: int) -> None:
+        pend = self.pending
+        assert pend is not None
+        self._execute_convert(pend["tile"], pend["paid"], resort)
+
+    def _pay(self, player: int, pay: list[int], rule: str) -> None:
+        """Move paid Resources from the player's supply to the Bank, all at once (RULINGS R18)."""
+        base = player * self.num_resorts
+        for r in pay:
+            self.res[base + r] -= 1
+            self.bank[r] += 1
+        self.log("pay", rule, player=player, resorts=list(pay))
+
+    def _execute_formalize(self, cell: int, pay: list[int]) -> None:
+        p = self.active
+        start = cell == self.topo.centre
+        self._pay(p, pay, "CORE-01-08-09" if start else "CORE-01-04-16")
+        if start:
+            self.start_used[p] = True  # CORE-01-08-07
+        # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
+        self.supply[p] += 1
+        self.created[p] += 1
+        self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
+        self.pending = None
+        self._end_turn()
+
+    def _execute_convert(self, cell: int, pay: list[int], gain: int) -> None:
+        p = self.active
+        text = self.grassroots_text(cell)
+        self._pay(p, pay, "CORE-01-04-22")
+        self.res[p * self.num_resorts + gain] += text.gain
+        self.bank[gain] -= text.gain
+        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
+        self.pending = None
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.phase = PH_POLITICAL  # placeholder until the next decision is set
+        effects.expire(self, effects.END_OF_TURN)
+        self.turn += 1
+        self.turns_in_round += 1
+        if self.turns_in_round == self.num_players:  # CORE-01-07-01/02
+            self._round_settlement()
+            self.round += 1
+            self.turns_in_round = 0
+        self.active = (self.active + 1) % self.num_players  # RULINGS R6: seat order
+        self._start_turn()
+
+    def _round_settlement(self) -> None:
+        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01)."""
+        effects.expire(self, effects.END_OF_ROUND)
+        self.log("settlement", "CORE-01-07-02", round=self.round)
+        finite = self.config.bank_stock is not None
+        nres = self.num_resorts
+        for cell in self.resort_cells:
+            spec = self.catalogue[self.tile_at[cell]]
+            effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
+            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor.
+            amount = effects.effect_output(self, effect, spec.value)
+            leaders = self.majority(cell)  # CORE-01-06-16 (b)
+            if not leaders or amount <= 0:
+                continue  # CORE-01-06-13
+            r = spec.resort
+            if finite:
+                amount = min(amount, self.bank[r])  # docs/rulings.md BC-02
+                if amount <= 0:
+                    continue
+            k = len(leaders)
+            share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
+            for p in leaders:
+                self.res[p * nres + r] += share
+            self.bank[r] -= amount
+            self.noise[r] += rest
+            self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
+                     resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+        effects.expire(self, effects.END_OF_SETTLEMENT)
+
+    def _end_game(self) -> None:
+        """RULINGS R8: a final settlement if the round had begun, then the game ends."""
+        if self.turns_in_round >= 1:  # docs/rulings.md BC-07
+            self._round_settlement()  # final Round Settlement (CORE-01-09-02)
+        self.phase = PH_OVER
+        self.pending = None
+        self._winners = None
+        self.log("game-over", "CORE-01-09-03", winners=self.winners(), influence=list(self.on_board))
+
+
+def new_game(config: RulesConfig | str, seed: int) -> Game:
+    return Game.new(config, seed)
+
+
+__all__ = ["Game", "ActiveEffect", "PHASE_NAMES"]

@@ -1,0 +1,65 @@
+"""Text rendering of the board and the supplies, for debugging and the terminal.
+
+Each Board cell shows the tile's two-letter code (``D3`` = DOM-W3, ``SC`` Start Committee, ``Co``
+Committee, ``Gr`` Grassroots, ``Lo`` Lobbyist, ``Ho`` Hotspot, ``h*`` a resolved Hotspot) followed
+by the controller's seat digit (``-`` nobody); ``..`` marks a legal placement cell for the drawn tile.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .components import HOTSPOT, START
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def render_text(g: Game) -> str:
+    topo = g.topo
+    size = topo.size
+    cells = g.board + g.frontier
+    xs = [c % size for c in cells]
+    ys = [c // size for c in cells]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    frontier = set(g.frontier) if g.phase_name == "place_tile" else set()
+    lines = []
+    over = "game over" if g.is_terminal() else f"player {g.current_player} to decide ({g.phase_name})"
+    lines.append(
+        f"{g.config.name}  round {g.round}  turn {g.turns_in_round + 1}/{g.num_players}  {over}  "
+        f"draw pile {len(g.draw_pile)}  discard {len(g.discard)}"
+    )
+    if g.drawn >= 0:
+        lines.append(f"drawn tile: {g.catalogue[g.drawn].name}")
+    lines.append("     " + "".join(f"{x:>4}" for x in range(x0, x1 + 1)))
+    for y in range(y0, y1 + 1):
+        row = [f"{y:>4} "]
+        for x in range(x0, x1 + 1):
+            c = y * size + x
+            spec = g.tile_spec(c)
+            if spec is None:
+                row.append("  .." if c in frontier else "    ")
+                continue
+            code = spec.code
+            if spec.kind == HOTSPOT and g.resolved[c]:
+                code = "h*"
+            ctrl = g.controller(c)
+            owner = "" if spec.kind == START else ("-" if ctrl < 0 else str(ctrl))
+            row.append(f"{code + owner:>4}")
+        lines.append("".join(row))
+    lines.append("influence on tiles (per seat):")
+    for c in g.nonstart:
+        vals = g.influence_on(c)
+        if any(vals):
+            spec = g.tile_spec(c)
+            assert spec is not None
+            lines.append(f"  {topo.label(c):>6} {spec.name:<16} {vals}")
+    resorts = g.config.resorts
+    for p in range(g.num_players):
+        res = " ".join(f"{r}:{v}" for r, v in zip(resorts, g.resources_of(p)))
+        mark = "*" if p == g.current_player else " "
+        sc = " start-committee-used" if g.start_used[p] else ""
+        lines.append(f"{mark}P{p}: influence supply {g.supply[p]} board {g.on_board[p]} (cap {g.cap})  {res}{sc}")
+    if g.is_terminal():
+        lines.append(f"winners: {', '.join(f'P{p}' for p in g.winners())}  returns: {g.returns()}")
+    return "\n".join(lines)

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set everything up and run the checks: ruff (lint + format) and the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh dev
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/python -m pytest "$@"
