@@ -185,10 +185,20 @@ def payment_options(cost: Cost, n_resorts: int) -> tuple[tuple[Payment, tuple[in
     return tuple(out)
 
 
+_AFFORDABLE: dict[tuple[Cost, tuple[int, ...]], list[Payment]] = {}
+
+
 def affordable(cost: Cost, supply: list[int] | tuple[int, ...]) -> list[Payment]:
-    """The payments of ``cost`` that ``supply`` (Resources per resort) can pay in full."""
-    n = len(supply)
-    return [pay for pay, counts in payment_options(cost, n) if all(c <= s for c, s in zip(counts, supply))]
+    """The payments of ``cost`` that ``supply`` (Resources per resort) can pay in full (memoised)."""
+    key = (cost, tuple(supply))
+    got = _AFFORDABLE.get(key)
+    if got is None:
+        if len(_AFFORDABLE) > 200_000:
+            _AFFORDABLE.clear()
+        got = _AFFORDABLE[key] = [
+            pay for pay, counts in payment_options(cost, len(supply)) if all(c <= s for c, s in zip(counts, supply))
+        ]
+    return list(got)
 
 
 def next_choices(options: list[Payment], prefix: list[int]) -> list[int]:

@@ -441,22 +441,38 @@ class Game:
             base = FORMALIZE * n
             centre = self.topo.centre
             need_control = self.config.action_tiles_require_control
+            # Without active modifiers every tile of one kind costs the same: check each cost once.
+            same_cost: dict[bool, bool] | None = None if self.active_effects else {}
             for c in self.committees:
-                if c == centre:
+                start = c == centre
+                if start:
                     if self.start_used[p]:  # CORE-01-08-07
                         continue
                 elif need_control and self.controller(c) != p:  # RULINGS R15, docs/rulings.md BC-04
                     continue
-                if self.payment_choices(self.effect_for("formalize", c, p)):
+                ok = None if same_cost is None else same_cost.get(start)
+                if ok is None:
+                    ok = bool(self.payment_choices(self.effect_for("formalize", c, p)))
+                    if same_cost is not None:
+                        same_cost[start] = ok
+                if ok:
                     out.append(base + c)
         # CORE-01-04-20..22: ConvertResources via a Grassroots tile.
         if self.grassroots:
             base = CONVERT * n
             need_control = self.config.action_tiles_require_control
+            by_text: dict[int, bool] | None = None if self.active_effects else {}
+            catalogue, tile_at = self.catalogue, self.tile_at
             for c in self.grassroots:
                 if need_control and self.controller(c) != p:
                     continue
-                if self.payment_choices(self.effect_for("convert", c, p)):
+                text = catalogue[tile_at[c]].text
+                ok = None if by_text is None else by_text.get(text)
+                if ok is None:
+                    ok = bool(self.payment_choices(self.effect_for("convert", c, p)))
+                    if by_text is not None:
+                        by_text[text] = ok
+                if ok:
                     out.append(base + c)
         if not out:
             out.append(self.layout.pass_)  # RULINGS R7
