@@ -16,8 +16,8 @@ With ``N = table_size ** 2`` cells and ``R`` active resorts (3 in the core game)
 
     cell c = y * table_size + x        (the same numbering for the square and the hex table)
 
-Strings parse back to the same integer (``parse(to_string(a)) == a`` for every ``a``). Parsing is
-context-free; whether an action is legal is the game's business.
+Strings parse back to the same integer (``parse(to_string(a)) == a`` for every ``a`` in range, also for
+grid cells off a hex table, which are never legal). Parsing is context-free; legality is the game's business.
 """
 
 from __future__ import annotations
@@ -80,8 +80,13 @@ class ActionLayout:
         if kind is None:
             verbs = ", ".join((*CELL_KINDS, "pay", "gain", "pass"))
             raise IllegalActionError(f"cannot parse action {text!r}: unknown verb {verb!r}; verbs: {verbs}")
+        parts = arg.split(",")
+        size = self.topo.size
         try:
-            cell = self.topo.parse(arg)
-        except ValueError as exc:
-            raise IllegalActionError(f"cannot parse action {text!r}: {exc}") from None
-        return kind * self.n + cell
+            x, y = (int(v) for v in parts)
+        except ValueError:
+            raise IllegalActionError(f"cannot parse action {text!r}: a cell is written 'x,y' with integers") from None
+        if not (0 <= x < size and 0 <= y < size):
+            raise IllegalActionError(f"cannot parse action {text!r}: cell {arg} is outside the {size}x{size} grid")
+        # Grid cells off a hex table parse too (so every action round-trips); they are never legal.
+        return kind * self.n + y * size + x

@@ -32,6 +32,7 @@ from .rng import Rng
 from .topology import Topology, get_topology
 
 PH_PLACE_TILE, PH_POLITICAL, PH_MOVE_TO, PH_PAY, PH_GAIN, PH_OVER = range(6)
+_STARTING_RULE = {2: "CORE-01-03-04", 3: "CORE-01-03-05", 4: "CORE-01-03-06", 5: "ADD56-01-02-01", 6: "ADD56-01-02-02"}
 PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over")
 
 _SHARED_CACHE: dict[RulesConfig, tuple[Topology, tuple[TileSpec, ...], ActionLayout]] = {}
@@ -140,8 +141,8 @@ class Game:
             if config.first_player_handicap and p == g.start_player:
                 amount -= 1  # VAR-01-02-02/03
             g.starting[p] = g.supply[p] = amount
-            g.log("starting-influence", "VAR-01-02-02" if amount < config.starting_influence
-                  else "CORE-01-03-04", player=p, amount=amount)  # fmt: skip
+            rule = "VAR-01-02-02" if amount < config.starting_influence else _STARTING_RULE[g.num_players]
+            g.log("starting-influence", rule, player=p, amount=amount)
         g._start_turn()
         return g
 
@@ -344,6 +345,8 @@ class Game:
         return vals.index(top)
 
     def totals(self, cell: int) -> list[int]:
+        # CORE-01-05-03: control is derived from the current Influence whenever asked, so it is always up to
+        # date after any Influence movement. CORE-01-05-05/06 (R13): Lobbyists add to these totals only.
         """computeMajority's totalInfluence (CORE-01-05-03A, -04): physical + owned Lobbyists (BC-11)."""
         p = self.num_players
         tot = self.infl[cell * p : cell * p + p]
@@ -427,6 +430,7 @@ class Game:
         out: list[int] = []
         nonstart = self.nonstart
         # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
+        # CORE-01-08-06B: the Start Committee never takes Influence (nonstart excludes it).
         if self.supply[p] > 0 and nonstart:
             base = PLACE * n
             out.extend([base + c for c in nonstart])
@@ -529,7 +533,8 @@ class Game:
 
     # ------------------------------------------------------------------ turn flow
     def _start_turn(self) -> None:
-        """CORE-01-04-02/04: draw; discard or recycle unplaceable tiles (CORE-01-04-06/07, VAR-01-01)."""
+        """CORE-01-04-01/02/04: Phase 1 draws; CORE-01-02-03: only here. Unplaceable tiles are discarded
+        (CORE-01-04-06/07) or, with TileRecycling, returned instead (VAR-01-01-02/03 switch the discard off)."""
         effects.expire(self, effects.OWNER_NEXT_TURN, self.active)
         p = self.active
         pile = self.draw_pile
@@ -563,6 +568,7 @@ class Game:
         self.drawn = -1
         self._put_tile(tile, cell)
         self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
+        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
         # first, then the other closed Hotspots in ascending cell order.
         closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
@@ -608,6 +614,7 @@ class Game:
         self._end_turn()
 
     def _move_influence(self, src: int, dst: int) -> None:
+        # CORE-01-06-00-06 (R10): a Move names two tiles; its ContextTile is the destination.
         p = self.active
         np_ = self.num_players
         self.infl[src * np_ + p] -= 1
@@ -620,18 +627,27 @@ class Game:
         effect = self.effect_for(kind, cell, self.active)
         options = self.payment_choices(effect)  # docs/rulings.md BC-05: pay one Resource at a time
         self.pending = {"kind": kind, "tile": cell, "paid": [], "options": options}
-        if len(options) == 1:
-            self._payment_complete(list(options[0]))
-        else:
-            self.phase = PH_PAY
+        self._advance_payment()
 
     def _pay_choice(self, resort: int) -> None:
         pend = self.pending
         assert pend is not None
         pend["paid"].append(resort)
-        left = effects.consistent(pend["options"], pend["paid"])
-        if len(left) == 1:
-            self._payment_complete(list(left[0]))
+        self._advance_payment()
+
+    def _advance_payment(self) -> None:
+        """BC-05: extend the payment while only one next Resource is possible; ask when there is a choice."""
+        pend = self.pending
+        assert pend is not None
+        paid = pend["paid"]
+        left = effects.consistent(pend["options"], paid)
+        while len(left) > 1:
+            nxt = {pay[len(paid)] for pay in left}
+            if len(nxt) > 1:
+                self.phase = PH_PAY
+                return
+            paid.append(nxt.pop())
+        self._payment_complete(list(left[0]))
 
     def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
         """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03)."""
@@ -718,6 +734,11 @@ class Game:
         for cell in self.resort_cells:
             spec = self.catalogue[self.tile_at[cell]]
             effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
+            if effects.effect_cost(self, effect) is None:
+                self.log("production-prohibited", "CORE-01-06-17", cell=cell)
+                continue  # CORE-01-06-17: a prohibition makes the output 0
+            # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
+            # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
             # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor.
             amount = effects.effect_output(self, effect, spec.value)
             leaders = self.majority(cell)  # CORE-01-06-16 (b)
@@ -730,7 +751,7 @@ class Game:
                     continue
             k = len(leaders)
             share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
-            for p in leaders:
+            for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
                 self.res[p * nres + r] += share
             self.bank[r] -= amount
             self.noise[r] += rest

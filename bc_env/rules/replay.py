@@ -42,9 +42,8 @@ def replay(config: RulesConfig | str, seed: int, actions: list[int | str]) -> Ga
     """Reproduce a game exactly from its config, seed and actions."""
     game = Game.new(config, seed)
     for i, action in enumerate(actions):
-        a = game.string_to_action(action) if isinstance(action, str) else action
         try:
-            game.apply(a)
+            game.apply(game.string_to_action(action) if isinstance(action, str) else action)
         except IllegalActionError as exc:
             raise IllegalActionError(f"replay action #{i} ({action!r}): {exc}") from None
     return game
@@ -62,10 +61,18 @@ def load_replay(source: str | Path | dict[str, Any]) -> Game:
             raise StateError(f"replay.{key} is missing")
     if not isinstance(doc["actions"], list):
         raise StateError("replay.actions must be a list")
-    game = replay(RulesConfig.from_dict(doc["config"]), doc["seed"], doc["actions"])
+    seed = doc["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise StateError(f"replay.seed must be an integer, got {seed!r}")
     result = doc.get("result")
-    if result is not None and result.get("winners") != game.winners():
-        raise StateError(f"replay result mismatch: recorded winners {result.get('winners')}, got {game.winners()}")
+    if result is not None and not isinstance(result, dict):
+        raise StateError(f"replay.result must be an object with winners and returns, got {result!r}")
+    game = replay(RulesConfig.from_dict(doc["config"]), seed, doc["actions"])
+    if result is not None:
+        got = {"winners": game.winners(), "returns": game.returns()}
+        for key in ("winners", "returns"):
+            if key in result and result[key] != got[key]:
+                raise StateError(f"replay result mismatch: recorded {key} {result[key]}, replay gives {got[key]}")
     return game
 
 

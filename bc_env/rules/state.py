@@ -57,6 +57,7 @@ def game_to_dict(g: Game) -> dict[str, Any]:
                 "tile": topo.label(pend["tile"]),
                 "paid": [resorts[r] for r in pend["paid"]],
             }
+    # CORE-01-00-03/04: Influence lives in supplies and on the Board; Resources in supplies, Bank and Noise.
     return {
         "schema": SCHEMA,
         "version": VERSION,
@@ -300,8 +301,9 @@ def _read_pending(g: Game, pend: Any) -> None:
     g.pending = {"kind": kind, "tile": cell, "paid": paid, "options": options}
     if g.phase == PH_PAY:
         left = effects.consistent(options, paid)
-        if len(left) < 2:
-            raise StateError("state.pending.paid does not leave a choice of payment open")
+        if len({pay[len(paid)] for pay in left if len(pay) > len(paid)}) < 2:
+            # BC-05: a pay decision is open only where the remaining payments differ in their next Resource.
+            raise StateError("state.pending.paid does not leave a choice of the next Resource open (BC-05)")
     else:
         if tuple(paid) not in options:
             raise StateError("state.pending.paid is not a complete payment of the pending effect")

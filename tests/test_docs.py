@@ -1,0 +1,229 @@
+"""The documentation runs and agrees with the engine.
+
+* The ```python blocks of README.md and docs/{actions,state-schema,replays}.md run; the blocks of one file
+  share a namespace and run in order, like a notebook.
+* Every action string example in docs/actions.md (```actions blocks and inline code that starts with an
+  action verb) parses with ``string_to_action`` and round-trips through ``action_to_string``.
+* The layout table, the event table and the state fields in the docs match the engine's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from bc_env.rules import Game, IllegalActionError, RulesConfig, StateError
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+VERBS = ("place-tile", "place", "move-from", "move-to", "formalize", "convert", "pay", "gain", "pass")
+#: Grammar templates such as `place-tile x,y`, `pay r`: a verb and lower-case placeholders only.
+PLACEHOLDER_RE = re.compile(r"^\S+ [a-z,]+$")
+ACTION_RE = re.compile(r"^(?:(?:place-tile|place|move-from|move-to|formalize|convert) \S+|(?:pay|gain) \S+|pass)$")
+
+
+def read(name: str) -> str:
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+def fenced(text: str, lang: str) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", text, re.S | re.M)
+
+
+def table(text: str, header_start: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header line starts with ``header_start``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def code_spans(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def action_examples() -> list[str]:
+    text = read("docs/actions.md")
+    found = []
+    for block in fenced(text, "actions"):
+        found += [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
+    spans = [span for span in re.findall(r"`([^`\n]+)`", text) if ACTION_RE.match(span)]
+    found += [span for span in spans if not PLACEHOLDER_RE.match(span)]
+    return list(dict.fromkeys(found))
+
+
+# ---------------------------------------------------------------------------- runnable examples
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/actions.md", "docs/state-schema.md", "docs/replays.md"])
+def test_python_examples_run(name, capsys):
+    blocks = fenced(read(name), "python")
+    assert blocks, f"{name} has no ```python example"
+    namespace: dict = {"__name__": f"doc:{name}"}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"{name} python block {i + 1}", "exec"), namespace)  # noqa: S102
+
+
+# ---------------------------------------------------------------------------- action strings
+
+
+def test_action_examples_are_found():
+    examples = action_examples()
+    assert len(examples) >= 15
+    assert {e.split()[0] for e in examples} == set(VERBS), "every verb has an example"
+
+
+@pytest.mark.parametrize("text", action_examples())
+def test_action_example_parses_and_round_trips(text):
+    game = Game.new("core-4p", seed=0)
+    action = game.string_to_action(text)
+    assert 0 <= action < game.num_actions
+    assert game.action_to_string(action) == text
+
+
+def test_every_action_round_trips_on_the_square_table():
+    game = Game.new("core-4p", seed=0)
+    strings = [game.action_to_string(a) for a in range(game.num_actions)]
+    assert len(set(strings)) == game.num_actions
+    assert [game.string_to_action(s) for s in strings] == list(range(game.num_actions))
+
+
+def test_every_action_round_trips_on_the_hex_table_also_off_the_table():
+    game = Game.new("core-4p-hex", seed=0)
+    n = game.layout.n
+    strings = [game.action_to_string(a) for a in range(game.num_actions)]
+    assert len(set(strings)) == game.num_actions
+    assert [game.string_to_action(s) for s in strings] == list(range(game.num_actions))
+    off = [a for a in range(6 * n) if not game.topo.on_table[a % n]]
+    assert len(off) == 6 * (225 - 169)  # 56 grid cells per cell block lie off the hexagon (docs/actions.md)
+    assert game.action_to_string(off[0]) == "place-tile 0,0" and game.string_to_action("place-tile 0,0") == 0
+
+
+def test_off_table_hex_cells_parse_as_actions_but_are_never_legal():
+    game = Game.new("core-4p-hex", seed=0)
+    n = game.layout.n
+    with pytest.raises(IllegalActionError, match=r"'place-tile 0,0'\) is not legal in decision 'place_tile'"):
+        game.apply(game.string_to_action("place-tile 0,0"))
+    with pytest.raises(IllegalActionError, match="'place 15,0': cell 15,0 is outside the 15x15 grid"):
+        game.string_to_action("place 15,0")  # only cells outside the grid fail to parse
+    # The state reader still uses the topology's own parser, which refuses a cell off the table.
+    with pytest.raises(ValueError, match="not on the hex table"):
+        game.topo.parse("0,0")
+    state = game.to_dict()
+    state["board"][0]["cell"] = "0,0"
+    with pytest.raises(StateError, match=r"board\[0\]\.cell: cell '0,0' is not on the hex table"):
+        Game.from_dict(state)
+    # A whole random game never offers an off-table cell.
+    rng = random.Random(0)
+    while not game.is_terminal():
+        legal = game.legal_actions()
+        assert all(a >= 6 * n or game.topo.on_table[a % n] for a in legal)
+        game.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(
+    "text", ["PASS", "place 7;6", "place 15,0", "place -1,3", "pay ECO", "move-to 7", "move-to 1,2,3", "place-tile", ""]
+)
+def test_malformed_strings_are_rejected(text):
+    with pytest.raises(IllegalActionError, match="cannot parse"):
+        Game.new("core-4p", seed=0).string_to_action(text)
+
+
+# ---------------------------------------------------------------------------- docs agree with the engine
+
+
+def test_actions_md_layout_table_matches_the_engine():
+    game = Game.new("core-4p", seed=0)
+    lay = game.layout
+    rows = table(read("docs/actions.md"), "| block | first | last |")
+    got = {row[0]: (int(row[1]), int(row[2])) for row in rows}
+    n = lay.n
+    expected = {name: (k * n, k * n + n - 1) for k, name in enumerate(VERBS[:6])}
+    expected["pass"] = (lay.pass_, lay.pass_)
+    expected["pay DOM, FOR, INF"] = (lay.pay, lay.gain - 1)
+    expected["gain DOM, FOR, INF"] = (lay.gain, lay.num_actions - 1)
+    assert got == expected
+    assert lay.num_actions == 1357 and "6·225 + 1 + 2·3 = 1357" in read("docs/actions.md")
+
+
+def test_actions_md_layout_formula_holds_for_other_tables():
+    for size in (3, 9, 15, 21):
+        config = RulesConfig.preset("core-2p").replace(table_size=size)
+        assert Game.new(config, 0).num_actions == 6 * size * size + 1 + 2 * 3
+
+
+def _logged_events() -> dict[str, tuple[set[str], set[str]]]:
+    """Event type -> (literal rule IDs, field names) of every ``log(...)`` call in the engine."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for path in sorted((ROOT / "bc_env" / "rules").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "log"):
+                continue
+            if len(node.args) < 2 or not isinstance(node.args[0], ast.Constant):
+                continue
+            rules, fields = out.setdefault(node.args[0].value, (set(), set()))
+            rule = node.args[1]
+            for part in (rule.body, rule.orelse) if isinstance(rule, ast.IfExp) else (rule,):
+                if isinstance(part, ast.Constant):
+                    rules.add(part.value)
+            fields.update(kw.arg for kw in node.keywords if kw.arg)
+    return out
+
+
+def test_state_schema_documents_every_event_type_with_its_rules_and_fields():
+    logged = _logged_events()
+    assert {"setup", "draw", "place-tile", "produce", "game-over"} <= set(logged)
+    rows = {code_spans(row[0])[0]: row for row in table(read("docs/state-schema.md"), "| type | rule | fields |")}
+    assert sorted(rows) == sorted(logged), "the event table lists exactly the event types the engine logs"
+    for type_, (rules, fields) in logged.items():
+        row = rows[type_]
+        assert rules <= set(code_spans(row[1])), f"{type_}: rules {sorted(rules)} vs {row[1]}"
+        assert fields <= set(code_spans(row[2])), f"{type_}: fields {sorted(fields)} vs {row[2]}"
+
+
+def test_state_schema_lists_the_rules_that_logged_events_cite():
+    """The rules of events whose rule is computed (not a literal in the ``log`` call), checked on real games:
+    a random game per preset and the setup of every player count with and without the handicap."""
+    rows = {code_spans(row[0])[0]: row for row in table(read("docs/state-schema.md"), "| type | rule | fields |")}
+    cited: dict[str, set[str]] = {}
+    games = [Game.new(RulesConfig.preset(f"core-{n}p").replace(first_player_handicap=h), 3) for n in range(2, 7)
+             for h in (False, True)]  # fmt: skip
+    for preset in ("core-2p", "core-4p-variants", "core-4p-hex", "core-6p"):
+        game, rng = Game.new(preset, 3), random.Random(3)
+        while not game.is_terminal():
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+        games.append(game)
+    for game in games:
+        for e in game.events:
+            cited.setdefault(e["type"], set()).add(e["rule"])
+    for type_, rules in cited.items():
+        assert rules <= set(code_spans(rows[type_][1])), f"{type_}: cites {sorted(rules)}; documented {rows[type_][1]}"
+    starting = {"CORE-01-03-04", "CORE-01-03-05", "CORE-01-03-06", "ADD56-01-02-01", "ADD56-01-02-02", "VAR-01-02-02"}
+    assert cited["starting-influence"] == starting == set(code_spans(rows["starting-influence"][1]))
+
+
+def test_state_schema_documents_every_field():
+    game = Game.new("core-4p", seed=0)
+    state = game.to_dict()
+    text = read("docs/state-schema.md")
+
+    def documented(header: str) -> set[str]:
+        return {code_spans(row[0])[0] for row in table(text, header)}
+
+    assert documented("| field | type | meaning |") == set(state)
+    assert documented("| field | type | default | meaning |") >= set(state["config"]) - {"exp01", "exp02", "exp03"}
+    board_fields = {"cell", "tile", "influence", "resolved"}
+    assert {k for entry in state["board"] for k in entry} <= board_fields
+    board_rows = [t for t in text.split("### ") if t.startswith("`board[i]`")][0]
+    assert {code_spans(row[0])[0] for row in table(board_rows, "| field |")} == board_fields
+    player_rows = [t for t in text.split("### ") if t.startswith("`players[p]`")][0]
+    assert {code_spans(row[0])[0] for row in table(player_rows, "| field |")} == set(state["players"][0])
