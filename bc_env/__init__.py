@@ -1,3 +1,22 @@
-"""balance-control: rules engine (``bc_env.rules``) and RL environment for BALANCE // CONTROL."""
+"""balance-control: rules engine (``bc_env.rules``) and RL environment for BALANCE // CONTROL.
+
+``bc_env.env(config, render_mode=None, **options)`` and ``bc_env.raw_env(...)`` create the PettingZoo
+AEC environment. They are loaded lazily, so ``import bc_env.rules`` never imports PettingZoo or
+Gymnasium.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "env":
+        import importlib
+
+        return importlib.import_module("bc_env.env")  # a callable module: bc_env.env(...) makes an env
+    if name == "raw_env":
+        from .env import raw_env
+
+        return raw_env
+    raise AttributeError(f"module 'bc_env' has no attribute {name!r}")

@@ -1,0 +1,5 @@
+"""Observation encoders (pure NumPy over ``bc_env.rules``); the layout is in ``docs/observation.md``."""
+
+from .observation import ENCODER_VERSION, TILE_CHANNELS, Encoder, encode, get_encoder
+
+__all__ = ["ENCODER_VERSION", "TILE_CHANNELS", "Encoder", "encode", "get_encoder"]

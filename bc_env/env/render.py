@@ -1,0 +1,233 @@
+"""A picture of the board as a ``uint8`` array ``(H, W, 3)``, drawn with NumPy only.
+
+* tiles are filled by type: ResortTiles in their resort's colour (brighter = higher printed value,
+  and one small white pip per point of value along the top), the Start Committee gold, Committees
+  purple, Grassroots brown, Lobbyists grey, Hotspots red (a resolved Hotspot is dark red with an X);
+* Influence: one coloured dot per Influence object, one row per seat, in the seat's colour;
+* the controller of a tile (``game.controller``) is drawn as an outline in its colour;
+* during a tile placement the legal placement cells are lighter; the status bar below the board
+  shows each seat's colour with its supply as dots (the seat to decide is underlined) and, on the
+  right, the tile in hand.
+
+The pixel geometry (which pixel belongs to which cell, the cell edges) is computed once per table
+and cached, so a frame costs one palette lookup plus a few stamps.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from bc_env.rules import Game
+from bc_env.rules.components import HOTSPOT, RESORT
+from bc_env.rules.topology import Topology
+
+BACKGROUND = (24, 24, 30)
+EMPTY = (58, 58, 68)
+FRONTIER = (96, 96, 120)
+KIND_COLOURS = (
+    (230, 190, 60),  # start committee
+    (0, 0, 0),  # resort: by resort
+    (150, 90, 185),  # committee
+    (140, 105, 65),  # grassroots
+    (125, 125, 125),  # lobbyist
+    (205, 60, 60),  # hotspot
+    (90, 90, 90),  # system
+)
+RESOLVED_HOTSPOT = (105, 35, 35)
+RESORT_COLOURS = (
+    (70, 110, 210),  # DOM
+    (60, 165, 90),  # FOR
+    (215, 125, 45),  # INF
+    (160, 205, 60),  # ECO
+    (150, 150, 175),  # SEC
+    (50, 190, 190),  # CLM
+)
+PLAYER_COLOURS = (
+    (235, 60, 60),
+    (70, 150, 255),
+    (250, 225, 50),
+    (60, 220, 110),
+    (235, 80, 235),
+    (60, 230, 230),
+)
+
+
+class _Geometry:
+    """Pixel layout of one table: cell label per pixel, edge pixels and cell centres."""
+
+    def __init__(self, topo: Topology, px: int) -> None:
+        self.px = px
+        size, r0 = topo.size, topo.size // 2
+        if topo.name == "hex":
+            s = px / math.sqrt(3.0)  # pointy-top hexagon of width px
+            width = size * px
+            height = int(math.ceil(3.0 * s * r0 + 2.0 * s))
+            ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+            X = xs + 0.5 - width / 2.0
+            Y = ys + 0.5 - height / 2.0
+            qf = (math.sqrt(3.0) / 3.0 * X - Y / 3.0) / s
+            rf = (2.0 / 3.0 * Y) / s
+            sf = -qf - rf
+            q, r, t = np.round(qf), np.round(rf), np.round(sf)
+            dq, dr, dt = np.abs(q - qf), np.abs(r - rf), np.abs(t - sf)
+            fix_q = (dq > dr) & (dq > dt)
+            fix_r = ~fix_q & (dr > dt)
+            q = np.where(fix_q, -r - t, q)
+            r = np.where(fix_r, -q - t, r)
+            gx = (q + r0).astype(np.int64)
+            gy = (r + r0).astype(np.int64)
+            centres = []
+            for c in range(topo.num_cells):
+                x, y = c % size, c // size
+                qq, rr = x - r0, y - r0
+                centres.append((width / 2.0 + s * math.sqrt(3.0) * (qq + rr / 2.0), height / 2.0 + 1.5 * s * rr))
+        else:
+            width = height = size * px
+            ys, xs = np.mgrid[0:height, 0:width]
+            gx, gy = xs // px, ys // px
+            centres = [((c % size + 0.5) * px, (c // size + 0.5) * px) for c in range(topo.num_cells)]
+        inside = (gx >= 0) & (gx < size) & (gy >= 0) & (gy < size)
+        label = np.where(inside, gy * size + gx, -1)
+        on_table = np.asarray(topo.on_table + (False,), dtype=bool)  # index -1 -> False
+        label = np.where(on_table[label], label, -1)
+        edge = np.zeros(label.shape, dtype=bool)
+        diff_x = label[:, 1:] != label[:, :-1]
+        diff_y = label[1:, :] != label[:-1, :]
+        edge[:, 1:] |= diff_x
+        edge[:, :-1] |= diff_x
+        edge[1:, :] |= diff_y
+        edge[:-1, :] |= diff_y
+        # A thicker band for the controller outline.
+        band = edge.copy()
+        band[:, 1:] |= edge[:, :-1]
+        band[:, :-1] |= edge[:, 1:]
+        band[1:, :] |= edge[:-1, :]
+        band[:-1, :] |= edge[1:, :]
+        self.width, self.height = width, height
+        self.label = label
+        self.label_index = np.where(label >= 0, label, topo.num_cells)  # background -> extra palette row
+        self.edge = edge & (label >= 0)
+        self.band = band & (label >= 0)
+        self.centres = centres
+        # Outline pixels of every cell, grouped by cell (flat pixel indices).
+        flat = np.flatnonzero(self.band)
+        owners = label.ravel()[flat]
+        order = np.argsort(owners, kind="stable")
+        flat, owners = flat[order], owners[order]
+        bounds = np.searchsorted(owners, np.arange(topo.num_cells + 1))
+        self.band_pixels = [flat[bounds[c] : bounds[c + 1]] for c in range(topo.num_cells)]
+
+
+@cache
+def _geometry(topo: Topology, px: int) -> _Geometry:
+    return _Geometry(topo, px)
+
+
+def _disc(radius: float) -> np.ndarray:
+    n = int(math.ceil(radius)) * 2 + 1
+    yy, xx = np.mgrid[0:n, 0:n] - n // 2
+    return (xx * xx + yy * yy) <= radius * radius
+
+
+def _stamp(img: np.ndarray, mask: np.ndarray, cx: float, cy: float, colour: tuple[int, int, int]) -> None:
+    h, w = mask.shape
+    x0, y0 = int(round(cx)) - w // 2, int(round(cy)) - h // 2
+    H, W = img.shape[:2]
+    xa, ya = max(x0, 0), max(y0, 0)
+    xb, yb = min(x0 + w, W), min(y0 + h, H)
+    if xa >= xb or ya >= yb:
+        return
+    sub = mask[ya - y0 : yb - y0, xa - x0 : xb - x0]
+    img[ya:yb, xa:xb][sub] = colour
+
+
+def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
+    """The board of ``game`` as an RGB image (``uint8``, shape ``(H, W, 3)``)."""
+    topo = game.topo
+    geo = _geometry(topo, cell_px)
+    n = topo.num_cells
+    P = game.num_players
+    palette = np.empty((n + 1, 3), dtype=np.uint8)
+    palette[:] = EMPTY
+    palette[n] = BACKGROUND
+    if game.phase_name == "place_tile":
+        palette[game.frontier] = FRONTIER
+    catalogue = game.catalogue
+    for c in game.board:
+        spec = catalogue[game.tile_at[c]]
+        if spec.kind == RESORT:
+            base = np.asarray(RESORT_COLOURS[spec.resort % len(RESORT_COLOURS)], dtype=np.float64)
+            palette[c] = np.clip(base * (0.55 + 0.11 * spec.value), 0, 255).astype(np.uint8)
+        elif spec.kind == HOTSPOT and game.resolved[c]:
+            palette[c] = RESOLVED_HOTSPOT
+        else:
+            palette[c] = KIND_COLOURS[spec.kind]
+    board = palette[geo.label_index]
+    board[geo.edge] = BACKGROUND
+
+    px = cell_px
+    dot_r = max(px / 14.0, 1.2)
+    dot = _disc(dot_r)
+    ring = _disc(dot_r + 1.0)
+    pip = _disc(max(px / 20.0, 1.0))
+    step = max(2.0 * dot_r + 1.5, 3.0)
+    row_h = min(step, (0.62 * px) / max(P, 1))
+    for c in game.board:
+        spec = catalogue[game.tile_at[c]]
+        cx, cy = geo.centres[c]
+        ctrl = game.controller(c)
+        if ctrl >= 0:
+            board.reshape(-1, 3)[geo.band_pixels[c]] = PLAYER_COLOURS[ctrl % len(PLAYER_COLOURS)]
+        if spec.kind == RESORT:  # value pips along the top
+            for k in range(spec.value):
+                _stamp(board, pip, cx + (k - (spec.value - 1) / 2.0) * (px / 7.0), cy - 0.3 * px, (255, 255, 255))
+        if spec.kind == HOTSPOT and game.resolved[c]:
+            half = 0.22 * px
+            for t in np.linspace(-half, half, max(int(2 * half), 2)):
+                for sx in (1.0, -1.0):
+                    x, y = int(round(cx + sx * t)), int(round(cy + t))
+                    if 0 <= y < board.shape[0] and 0 <= x < board.shape[1]:
+                        board[y, x] = (0, 0, 0)
+        vals = game.infl[c * P : c * P + P]
+        if not any(vals):
+            continue
+        y_start = cy - 0.12 * px - (P - 1) * row_h / 2.0 + 0.2 * px
+        for p, count in enumerate(vals):
+            if not count:
+                continue
+            y = y_start + p * row_h
+            for k in range(count):
+                x = cx + (k - (count - 1) / 2.0) * step
+                _stamp(board, ring, x, y, (0, 0, 0))
+                _stamp(board, dot, x, y, PLAYER_COLOURS[p % len(PLAYER_COLOURS)])
+
+    # Status bar: seats with their supply, the seat to decide underlined, the tile in hand.
+    bar_h = max(px, 16)
+    bar = np.empty((bar_h, geo.width, 3), dtype=np.uint8)
+    bar[:] = BACKGROUND
+    slot = geo.width / (P + 1)
+    current = game.current_player
+    for p in range(P):
+        x0 = int(p * slot + 2)
+        colour = PLAYER_COLOURS[p % len(PLAYER_COLOURS)]
+        bar[3 : bar_h // 2, x0 : x0 + max(bar_h // 3, 4)] = colour
+        for k in range(min(game.supply[p], 12)):
+            _stamp(bar, dot, x0 + bar_h // 3 + 4 + k * step, bar_h // 4 + 1, colour)
+        if p == current:
+            bar[bar_h - 5 : bar_h - 2, x0 : int(x0 + slot - 4)] = (255, 255, 255)
+    if game.drawn >= 0:
+        spec = catalogue[game.drawn]
+        if spec.kind == RESORT:
+            base = np.asarray(RESORT_COLOURS[spec.resort % len(RESORT_COLOURS)], dtype=np.float64)
+            colour = tuple(np.clip(base * (0.55 + 0.11 * spec.value), 0, 255).astype(np.uint8).tolist())
+        else:
+            colour = KIND_COLOURS[spec.kind]
+        x0 = int(P * slot + 2)
+        bar[3 : bar_h - 3, x0 : x0 + bar_h - 6] = colour
+        if spec.kind == RESORT:
+            for k in range(spec.value):
+                _stamp(bar, pip, x0 + 3 + k * (px / 7.0), bar_h // 2, (255, 255, 255))
+    return np.ascontiguousarray(np.concatenate((board, bar), axis=0))
