@@ -2,7 +2,7 @@
 # Set everything up and run the checks: ruff (lint + format) and the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev
+scripts/setup.sh dev,train
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest "$@"

@@ -1,0 +1,124 @@
+"""Training end to end on a tiny budget: train, checkpoint, resume, export, load, play; and the export format."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from bc_env.encoding import Encoder  # noqa: E402
+from bc_env.rules import Game, RulesConfig  # noqa: E402
+from policies.arena import play_game  # noqa: E402
+from policies.neural import NeuralPolicy, PolicyFileError  # noqa: E402
+from training.config import TrainConfig, TrainConfigError  # noqa: E402
+from training.train import RunDirError, train  # noqa: E402
+
+TINY = "configs/train/tiny.toml"
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("runs")
+    cfg = TrainConfig.load(TINY).override([f'runs_dir="{runs}"'])
+    summary = train(cfg, progress=False)
+    return cfg, summary
+
+
+def test_tiny_run_writes_everything(tiny_run):
+    cfg, summary = tiny_run
+    run = cfg.run_dir
+    assert summary["steps"] >= cfg.total_steps
+    for name in ("config.json", "evals.json", "learning_curve.png", "policy.npz", "policy.json", "summary.json"):
+        assert (run / name).is_file(), name
+    assert (run / "checkpoint" / "model.zip").is_file() and (run / "checkpoint" / "state.json").is_file()
+    assert list((run / "tb").glob("events.out.tfevents.*")), "TensorBoard logs"
+    assert len(list((run / "pool").glob("snapshot-*.npz"))) >= 1
+    evals = json.loads((run / "evals.json").read_text())
+    assert evals[-1]["step"] == summary["steps"]
+    assert set(evals[-1]) == {"step", "random", "heuristic"}
+
+
+def test_resume_continues_the_step_counter_and_pool(tiny_run):
+    cfg, summary = tiny_run
+    state_before = json.loads((cfg.run_dir / "checkpoint" / "state.json").read_text())
+    more = cfg.override([f"total_steps={cfg.total_steps * 2}"])
+    resumed = train(more, resume=True, progress=False)
+    assert resumed["steps"] >= 2 * cfg.total_steps
+    state_after = json.loads((cfg.run_dir / "checkpoint" / "state.json").read_text())
+    assert state_after["num_timesteps"] > state_before["num_timesteps"]
+    old = [s["step"] for s in state_before["run"]["pool"]["snapshots"]]
+    new = [s["step"] for s in state_after["run"]["pool"]["snapshots"]]
+    assert len(new) <= cfg.pool.max_snapshots and new == sorted(new)
+    assert max(new) > max(old), "snapshots continue after the resume"
+    assert state_after["run"]["evals"][: len(state_before["run"]["evals"])] == state_before["run"]["evals"]
+
+
+def test_resume_with_a_mismatched_config_is_refused(tiny_run):
+    cfg, _ = tiny_run
+    with pytest.raises(RunDirError, match="net_arch"):
+        train(cfg.override(["net_arch=[16]"]), resume=True, progress=False)
+    with pytest.raises(RunDirError, match="rules"):
+        train(cfg.override(['rules="core-3p"']), resume=True, progress=False)
+
+
+def test_a_new_run_does_not_overwrite_an_existing_one(tiny_run):
+    cfg, _ = tiny_run
+    with pytest.raises(RunDirError, match="--resume"):
+        train(cfg, progress=False)
+
+
+def test_exported_bot_plays_legal_games_and_matches_torch(tiny_run):
+    from sb3_contrib import MaskablePPO
+
+    from training.export import torch_logits
+
+    cfg, _ = tiny_run
+    bot = NeuralPolicy(cfg.run_dir / "policy")
+    assert bot.manifest.data["rules"]["players"] == 2
+    model = MaskablePPO.load(cfg.run_dir / "checkpoint" / "model.zip", device="cpu")
+    encoder = Encoder(RulesConfig.preset("core-2p"))
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(6):
+        game = Game.new("core-2p", seed)
+        while not game.is_terminal():
+            if rng.random() < 0.1:
+                obs = encoder.encode(game, game.current_player)
+                np.testing.assert_allclose(bot.logits(obs), torch_logits(model, obs)[0], rtol=1e-4, atol=1e-4)
+                checked += 1
+            action = bot.act(game)
+            assert action in game.legal_actions()
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])  # random play reaches varied positions
+    assert checked > 20
+    result = play_game("core-2p", [bot, bot], seed=1)
+    assert result is not None
+
+
+def test_policy_files_load_without_pickle(tiny_run, tmp_path):
+    cfg, _ = tiny_run
+    src = cfg.run_dir / "policy"
+    data = dict(np.load(src.with_suffix(".npz"), allow_pickle=False))
+    np.savez(tmp_path / "bad.npz", **{**data, "w0": np.array([{"x": 1}], dtype=object)})  # needs pickle
+    (tmp_path / "bad.json").write_text(src.with_suffix(".json").read_text())
+    with pytest.raises(PolicyFileError, match="pickle"):
+        NeuralPolicy(tmp_path / "bad")
+    (tmp_path / "other.json").write_text(json.dumps({"format": "something-else"}))
+    np.savez(tmp_path / "other.npz", **data)
+    with pytest.raises(PolicyFileError, match="manifest"):
+        NeuralPolicy(tmp_path / "other")
+
+
+def test_config_overrides_and_errors():
+    cfg = TrainConfig.load(TINY)
+    assert cfg.override(["ppo.learning_rate=0.001", "pool.p_random=0.5"]).ppo.learning_rate == 0.001
+    with pytest.raises(TrainConfigError, match="unknown config key"):
+        cfg.override(["no_such_key=1"])
+    with pytest.raises(TrainConfigError, match="must be an integer"):
+        cfg.override(["total_steps=1.5"])
+    with pytest.raises(TrainConfigError, match="p_random"):
+        cfg.override(["pool.p_random=2"])

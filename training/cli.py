@@ -1,0 +1,44 @@
+"""``balance-control train`` / ``python -m training``: start or resume a self-play run from a config file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .config import TrainConfig, TrainConfigError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default="configs/train/ppo-core-2p.toml", help="training config (TOML)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value (dotted keys for tables, e.g. ppo.learning_rate=1e-4); repeatable",
+    )
+    parser.add_argument("--resume", action="store_true", help="continue the run in runs/<name> where it stopped")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = TrainConfig.load(args.config).override(args.overrides)
+    except TrainConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from .train import RunDirError, train  # torch and sb3 are imported only here
+
+    try:
+        train(cfg, resume=args.resume, progress=False if args.no_progress else None)
+    except RunDirError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

@@ -1,0 +1,183 @@
+"""Training configuration: one dataclass, loaded from ``configs/train/*.toml``, every value overridable.
+
+``balance-control train --config configs/train/ppo-core-2p.toml --set total_steps=20000 --set pool.snapshot_every=5000``
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from pathlib import Path
+from typing import Any
+
+
+class TrainConfigError(ValueError):
+    """A training configuration value is missing, unknown or of the wrong type."""
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    """The opponent pool (see docs/training.md, "Opponent pool")."""
+
+    #: Add a frozen snapshot of the learner every this many environment steps.
+    snapshot_every: int = 50_000
+    #: Keep at most this many snapshots (the oldest are dropped first).
+    max_snapshots: int = 8
+    #: Probability that an opponent seat is the uniformly random bot.
+    p_random: float = 0.2
+    #: Probability that an opponent seat is the heuristic bot.
+    p_heuristic: float = 0.4
+    #: Of the remaining probability: chance to pick the latest snapshot; otherwise uniform over the others.
+    p_latest: float = 0.5
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    learning_rate: float = 3e-4
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    #: Run name; the run directory is ``<runs_dir>/<name>``.
+    name: str = "ppo-core-2p"
+    #: Rules preset name or path (``configs/rules``).
+    rules: str = "core-2p"
+    seed: int = 0
+    #: Total environment steps (learner decisions) to train for.
+    total_steps: int = 200_000
+    #: Parallel environments (processes when > 1).
+    n_envs: int = 2
+    #: Hidden layer sizes of the policy and value networks.
+    net_arch: tuple[int, ...] = (256, 256)
+    activation: str = "tanh"
+    #: Behaviour-cloning warm start from the heuristic bot: games of demonstrations (0 = off).
+    bc_games: int = 0
+    bc_epochs: int = 3
+    #: Evaluate against the random and heuristic bots every this many steps, over this many games each.
+    eval_every: int = 50_000
+    eval_games: int = 40
+    #: Write a checkpoint every this many steps (and on Ctrl-C).
+    checkpoint_every: int = 50_000
+    runs_dir: str = "runs"
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        for name in ("total_steps", "n_envs", "eval_every", "eval_games", "checkpoint_every"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise TrainConfigError(f"{name} must be a positive integer, got {v!r}")
+        if self.bc_games < 0:
+            raise TrainConfigError(f"bc_games must be >= 0, got {self.bc_games!r}")
+        if self.activation not in ("tanh", "relu"):
+            raise TrainConfigError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
+        if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
+            raise TrainConfigError(f"net_arch must be a list of positive integers, got {self.net_arch!r}")
+        pool = self.pool
+        for name in ("p_random", "p_heuristic", "p_latest"):
+            v = getattr(pool, name)
+            if not 0.0 <= v <= 1.0:
+                raise TrainConfigError(f"pool.{name} must be in [0, 1], got {v!r}")
+        if pool.p_random + pool.p_heuristic > 1.0:
+            raise TrainConfigError("pool.p_random + pool.p_heuristic must be at most 1")
+        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+            raise TrainConfigError(
+                f"ppo.batch_size ({self.ppo.batch_size}) must not exceed ppo.n_steps * n_envs "
+                f"({self.ppo.n_steps * self.n_envs})"
+            )
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["net_arch"] = list(self.net_arch)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        return _build(cls, data, "")
+
+    @classmethod
+    def load(cls, path: str | Path) -> TrainConfig:
+        path = Path(path)
+        if not path.is_file():
+            raise TrainConfigError(f"training config not found: {path}")
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise TrainConfigError(f"{path}: not valid TOML: {exc}") from None
+        return cls.from_dict(data)
+
+    def override(self, assignments: list[str]) -> TrainConfig:
+        """Apply ``key=value`` strings (dotted keys for nested tables), parsing values as TOML."""
+        data = self.to_dict()
+        for item in assignments:
+            if "=" not in item:
+                raise TrainConfigError(f"an override is written key=value, got {item!r}")
+            key, raw = item.split("=", 1)
+            try:
+                value = tomllib.loads(f"v = {raw}")["v"]
+            except tomllib.TOMLDecodeError:
+                value = raw  # a bare string
+            target = data
+            parts = key.strip().split(".")
+            for part in parts[:-1]:
+                if part not in target or not isinstance(target[part], dict):
+                    raise TrainConfigError(f"unknown config table {part!r} in override {item!r}")
+                target = target[part]
+            if parts[-1] not in target:
+                raise TrainConfigError(f"unknown config key {key!r}; known: {', '.join(sorted(target))}")
+            target[parts[-1]] = value
+        return TrainConfig.from_dict(data)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        return replace(self, **changes)
+
+
+def _build(cls: Any, data: dict[str, Any], prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"{prefix or 'config'} must be a table, got {data!r}")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise TrainConfigError(f"unknown key(s) {', '.join(prefix + k for k in unknown)}; known: {', '.join(known)}")
+    values: dict[str, Any] = {}
+    defaults = cls()
+    for name, value in data.items():
+        default = getattr(defaults, name)
+        where = prefix + name
+        if is_dataclass(default):
+            values[name] = _build(type(default), value, where + ".")
+            continue
+        if isinstance(default, tuple):
+            if not isinstance(value, list | tuple):
+                raise TrainConfigError(f"{where} must be a list, got {value!r}")
+            value = tuple(value)
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise TrainConfigError(f"{where} must be true or false, got {value!r}")
+        elif isinstance(default, int):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TrainConfigError(f"{where} must be an integer, got {value!r}")
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TrainConfigError(f"{where} must be a number, got {value!r}")
+            value = float(value)
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise TrainConfigError(f"{where} must be a string, got {value!r}")
+        values[name] = value
+    return cls(**values)

@@ -1,0 +1,91 @@
+"""Export a trained MaskablePPO policy to the torch-free format of ``policies.neural`` (and optionally ONNX)."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from bc_env.encoding import ENCODER_VERSION
+from bc_env.rules import RulesConfig
+from policies.neural import save_policy
+
+
+def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs of the policy path: mlp_extractor.policy_net then action_net."""
+    layers = []
+    for module in model.policy.mlp_extractor.policy_net:
+        if isinstance(module, nn.Linear):
+            layers.append((module.weight.detach().cpu().numpy(), module.bias.detach().cpu().numpy()))
+    action = model.policy.action_net
+    layers.append((action.weight.detach().cpu().numpy(), action.bias.detach().cpu().numpy()))
+    return layers
+
+
+def torch_logits(model: Any, obs: np.ndarray) -> np.ndarray:
+    """Unmasked action logits of the torch policy (for checking the NumPy export)."""
+    with torch.no_grad():
+        t = torch.as_tensor(np.atleast_2d(obs), dtype=torch.float32)
+        features = model.policy.extract_features(t, model.policy.pi_features_extractor)
+        latent = model.policy.mlp_extractor.forward_actor(features)
+        return model.policy.action_net(latent).cpu().numpy()
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def export_policy(
+    model: Any,
+    path: str | Path,
+    *,
+    name: str,
+    rules: RulesConfig,
+    activation: str,
+    provenance: dict[str, Any],
+) -> Path:
+    layers = policy_layers(model)
+    manifest = {
+        "name": name,
+        "rules": rules.to_dict(),
+        "rules_preset": rules.name,
+        "encoder_version": ENCODER_VERSION,
+        "action_layout": {"version": 1, "num_actions": int(layers[-1][0].shape[0])},
+        "network": {"activation": activation, "hidden": [int(w.shape[0]) for w, _ in layers[:-1]]},
+        "training": {
+            **provenance,
+            "exported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "git_commit": git_commit(),
+        },
+    }
+    return save_policy(path, layers, manifest)
+
+
+def export_onnx(model: Any, path: str | Path, obs_size: int) -> Path:
+    """Optional ONNX export of the logits network (needs the ``onnx`` package)."""
+
+    class Logits(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.policy = model.policy
+
+        def forward(self, obs: torch.Tensor) -> torch.Tensor:
+            features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
+            return self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
+
+    path = Path(path).with_suffix(".onnx")
+    torch.onnx.export(Logits(), torch.zeros(1, obs_size), str(path), input_names=["obs"], output_names=["logits"])
+    return path

@@ -1,0 +1,539 @@
+"""Self-play training with sb3-contrib's MaskablePPO against an opponent pool.
+
+One command starts (or resumes) a run from a config file::
+
+    balance-control train --config configs/train/ppo-core-2p.toml [--set key=value ...] [--resume]
+
+The run directory ``runs/<name>/`` holds ``config.json`` (the full configuration, encoder and action-layout
+versions), ``tb/`` (TensorBoard logs), ``checkpoint/`` (model + optimizer, pool, counters, RNG states; written
+atomically at intervals and on Ctrl-C), ``pool/`` (snapshots as NumPy policies), ``evals.json`` (win rates over
+time), ``learning_curve.png`` and, at the end, the exported bot ``policy.npz`` + ``policy.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from bc_env.encoding import ENCODER_VERSION, Encoder
+from bc_env.env.single_agent import SingleAgentEnv
+from bc_env.rules import Game, RulesConfig
+from policies import load as load_policy
+from policies.arena import play_match
+from policies.neural import NeuralPolicy
+
+from .config import PoolConfig, TrainConfig
+from .export import export_policy
+from .pool import OpponentPool, PoolSampler
+
+#: Keys whose change makes a run directory incompatible (total_steps, eval and checkpoint cadence may change).
+IDENTITY_KEYS = ("rules", "seed", "n_envs", "net_arch", "activation", "ppo", "pool", "bc_games", "bc_epochs")
+
+
+class RunDirError(RuntimeError):
+    """A run directory cannot be used with this configuration (refused resume, existing run, ...)."""
+
+
+# ---------------------------------------------------------------------------- environments
+
+
+class PoolOpponents:
+    """Callable for ``SingleAgentEnv(opponents=...)``: draws the episode's opponents from the pool."""
+
+    def __init__(self, pool: PoolConfig, players: int, seed: int) -> None:
+        self.sampler = PoolSampler(pool, seed)
+        self.players = players
+
+    def __call__(self) -> list[Any]:
+        return [self.sampler.sample() for _ in range(self.players - 1)]
+
+
+class TrainingEnv(SingleAgentEnv):
+    """The single-agent env plus what the trainer needs across processes: pool updates."""
+
+    def __init__(self, rules: RulesConfig, pool: PoolConfig, seed: int) -> None:
+        self.pool_opponents = PoolOpponents(pool, rules.players, seed)
+        super().__init__(rules, opponents=self.pool_opponents, learner_seat="rotate")
+
+    def set_snapshots(self, snapshots: list[dict[str, Any]]) -> None:
+        self.pool_opponents.sampler.set_snapshots(snapshots)
+
+
+def _make_env(rules: RulesConfig, pool: PoolConfig, seed: int) -> Any:
+    def thunk() -> Any:
+        env = Monitor(TrainingEnv(rules, pool, seed))
+        env.reset(seed=seed)
+        return env
+
+    return thunk
+
+
+def make_vec_env(cfg: TrainConfig, rules: RulesConfig, seed: int) -> Any:
+    thunks = [_make_env(rules, cfg.pool, seed + 1000 * i) for i in range(cfg.n_envs)]
+    if cfg.n_envs == 1:
+        return DummyVecEnv(thunks)
+    return SubprocVecEnv(thunks, start_method="fork" if sys.platform != "win32" else "spawn")
+
+
+# ---------------------------------------------------------------------------- run directory
+
+
+def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
+    d = cfg.to_dict()
+    ident = {k: d[k] for k in IDENTITY_KEYS}
+    ident["rules"] = rules.to_dict()
+    ident["encoder_version"] = ENCODER_VERSION
+    ident["num_actions"] = Game.new(rules, 0).num_actions
+    return ident
+
+
+def check_resume(run_dir: Path, cfg: TrainConfig, rules: RulesConfig) -> None:
+    saved_path = run_dir / "config.json"
+    if not saved_path.is_file():
+        raise RunDirError(f"cannot resume: {saved_path} not found (is {run_dir} a run directory?)")
+    saved = json.loads(saved_path.read_text(encoding="utf-8"))["identity"]
+    now = identity(cfg, rules)
+    diffs = [k for k in now if saved.get(k) != now[k]]
+    if diffs:
+        details = "; ".join(f"{k}: run has {saved.get(k)!r}, config has {now[k]!r}" for k in diffs)
+        raise RunDirError(
+            f"refusing to resume {run_dir}: incompatible configuration or encoder version ({details}). "
+            f"Start a new run with another name (--set name=...)."
+        )
+    if not (run_dir / "checkpoint" / "model.zip").is_file():
+        raise RunDirError(f"cannot resume: {run_dir} has no checkpoint yet")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------- trainer state
+
+
+@dataclass
+class RunState:
+    """Everything besides the model that --resume restores."""
+
+    pool: OpponentPool
+    evals: list[dict[str, Any]] = field(default_factory=list)
+    last_snapshot: int = 0
+    last_eval: int = 0
+    last_checkpoint: int = 0
+    wall_seconds: float = 0.0
+    episodes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pool": self.pool.state_dict(),
+            "evals": self.evals,
+            "last_snapshot": self.last_snapshot,
+            "last_eval": self.last_eval,
+            "last_checkpoint": self.last_checkpoint,
+            "wall_seconds": self.wall_seconds,
+            "episodes": self.episodes,
+        }
+
+
+def save_checkpoint(run_dir: Path, model: Any, state: RunState) -> None:
+    """Atomic: write into checkpoint.tmp, then swap it in with renames."""
+    tmp, final, old = run_dir / "checkpoint.tmp", run_dir / "checkpoint", run_dir / "checkpoint.old"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    model.save(tmp / "model.zip")  # policy, value net and optimizer state
+    rng = {
+        "python": _jsonable(random.getstate()),
+        "numpy": _jsonable(np.random.get_state()),
+        "torch": torch.get_rng_state().tolist(),
+    }
+    write_json_atomic(tmp / "state.json", {"num_timesteps": model.num_timesteps, "run": state.to_dict(), "rng": rng})
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+    state.last_checkpoint = model.num_timesteps
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, tuple | list):
+        return [_jsonable(x) for x in obj]
+    return obj
+
+
+def _restore_rng(rng: dict[str, Any]) -> None:
+    py = rng["python"]
+    random.setstate((py[0], tuple(py[1]), py[2]))
+    npst = rng["numpy"]
+    np.random.set_state((npst[0], np.array(npst[1], dtype=np.uint32), npst[2], npst[3], npst[4]))
+    torch.set_rng_state(torch.tensor(rng["torch"], dtype=torch.uint8))
+
+
+# ---------------------------------------------------------------------------- behaviour cloning
+
+
+def collect_demonstrations(rules: RulesConfig, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(observation, legal mask, action) of the heuristic bot's decisions in heuristic-vs-pool games."""
+    encoder = Encoder(rules)
+    obs, masks, acts = [], [], []
+    for i in range(games):
+        game = Game.new(rules, seed + i)
+        bots = [load_policy("heuristic", seed=seed + 7 * i + s) for s in range(rules.players)]
+        if i % 3 == 2:  # some games against random play, so the demonstrations also see lopsided positions
+            bots[1:] = [load_policy("random", seed=seed + 7 * i + s) for s in range(1, rules.players)]
+        demo_seat = i % rules.players
+        while not game.is_terminal():
+            p = game.current_player
+            assert p is not None
+            action = bots[(p - demo_seat) % rules.players].act(game)
+            if p == demo_seat and len(game.legal_actions()) > 1:
+                obs.append(encoder.encode(game, p))
+                masks.append(game.legal_action_mask())
+                acts.append(action)
+            game.apply(action)
+    return np.array(obs, dtype=np.float32), np.array(masks, dtype=bool), np.array(acts, dtype=np.int64)
+
+
+def behaviour_cloning(model: Any, data: tuple[np.ndarray, np.ndarray, np.ndarray], epochs: int, seed: int) -> float:
+    """Supervised warm start of the policy head on masked logits (cross-entropy); returns the final accuracy."""
+    obs, masks, acts = (torch.as_tensor(x) for x in data)
+    policy = model.policy
+    params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
+    opt = torch.optim.Adam(params, lr=1e-3)
+    gen = torch.Generator().manual_seed(seed)
+    n = len(acts)
+    acc = 0.0
+    for _ in range(epochs):
+        perm = torch.randperm(n, generator=gen)
+        correct = 0
+        for start in range(0, n, 256):
+            idx = perm[start : start + 256]
+            features = policy.extract_features(obs[idx], policy.pi_features_extractor)
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+            logits = logits.masked_fill(~masks[idx], -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, acts[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            correct += int((logits.argmax(1) == acts[idx]).sum())
+        acc = correct / max(n, 1)
+    return acc
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+
+def evaluate(policy: Any, rules: RulesConfig, games: int, seed: int) -> dict[str, dict[str, float]]:
+    """Win rate of ``policy`` against the random and the heuristic bot (all other seats), seats rotated."""
+    out = {}
+    for opponent in ("random", "heuristic"):
+        entrants = [policy] + [opponent] * (rules.players - 1)
+        match = play_match(rules, entrants, games, seed, rotate_seats=True, progress=False)
+        stats = match.entrants[0]
+        lo, hi = stats.ci95
+        out[opponent] = {"win_rate": stats.win_rate, "ci_low": lo, "ci_high": hi, "games": games}
+    return out
+
+
+def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    steps = [e["step"] for e in evals]
+    for opponent, color in (("random", "tab:blue"), ("heuristic", "tab:red")):
+        rate = [e[opponent]["win_rate"] for e in evals]
+        lo = [e[opponent]["ci_low"] for e in evals]
+        hi = [e[opponent]["ci_high"] for e in evals]
+        ax.plot(steps, rate, marker="o", color=color, label=f"vs {opponent}")
+        ax.fill_between(steps, lo, hi, color=color, alpha=0.15)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- the callback
+
+
+class TrainerCallback(BaseCallback):
+    """Progress bar, episode win rates, pool snapshots, evaluations and checkpoints."""
+
+    def __init__(self, cfg: TrainConfig, rules: RulesConfig, run_dir: Path, state: RunState, progress: bool):
+        super().__init__()
+        self.cfg, self.rules, self.run_dir, self.state = cfg, rules, run_dir, state
+        self.progress = progress
+        self.bar: Any = None
+        self.recent: list[float] = []
+        self.t0 = time.time()
+        self.steps0 = 0
+
+    def _on_training_start(self) -> None:
+        self.t0 = time.time()
+        self.steps0 = self.model.num_timesteps
+        if self.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=self.cfg.total_steps, initial=self.model.num_timesteps, unit="step", dynamic_ncols=True
+            )
+        self._log_pool()
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos", []):
+            ep = info.get("episode")
+            if ep is not None:
+                self.state.episodes += 1
+                self.recent.append(1.0 if ep["r"] > 0 else (0.5 if ep["r"] == 0 else 0.0))
+                self.recent = self.recent[-200:]
+        steps = self.model.num_timesteps
+        if self.bar is not None:
+            self.bar.n = steps
+            if steps % 256 < self.cfg.n_envs:
+                self.bar.set_postfix_str(self._postfix(), refresh=False)
+            self.bar.refresh() if steps % 64 < self.cfg.n_envs else None
+        if steps - self.state.last_snapshot >= self.cfg.pool.snapshot_every:
+            self.snapshot()
+        if steps - self.state.last_eval >= self.cfg.eval_every:
+            self.run_eval()
+        if steps - self.state.last_checkpoint >= self.cfg.checkpoint_every:
+            self.checkpoint()
+        return True
+
+    def _postfix(self) -> str:
+        rate = (self.model.num_timesteps - self.steps0) / max(time.time() - self.t0, 1e-9)
+        parts = [f"{rate:,.0f} steps/s"]
+        if self.recent:
+            parts.append(f"train win {sum(self.recent) / len(self.recent):.0%}")
+        if self.state.evals:
+            last = self.state.evals[-1]
+            parts.append(f"vs random {last['random']['win_rate']:.0%}")
+            parts.append(f"vs heuristic {last['heuristic']['win_rate']:.0%}")
+        return ", ".join(parts)
+
+    def _on_rollout_end(self) -> None:
+        if self.recent:
+            self.logger.record("train/win_rate_recent", sum(self.recent) / len(self.recent))
+        rate = (self.model.num_timesteps - self.steps0) / max(time.time() - self.t0, 1e-9)
+        self.logger.record("time/steps_per_second", rate)
+
+    def _log_pool(self) -> None:
+        for kind, p in self.state.pool.composition().items():
+            self.logger.record(f"pool/p_{kind}", p)
+        self.logger.record("pool/snapshots", len(self.state.pool.snapshots))
+
+    def export_current(self, path: Path) -> Path:
+        return export_policy(
+            self.model,
+            path,
+            name=path.stem,
+            rules=self.rules,
+            activation=self.cfg.activation,
+            provenance={"run": self.cfg.name, "steps": int(self.model.num_timesteps)},
+        )
+
+    def snapshot(self) -> None:
+        steps = self.model.num_timesteps
+        name = f"snapshot-{steps:09d}"
+        path = self.export_current(self.run_dir / "pool" / name)
+        self.state.pool.add_snapshot(name, str(path), steps)
+        self.training_env.env_method("set_snapshots", self.state.pool.snapshots)
+        self.state.last_snapshot = steps
+        self._log_pool()
+
+    def run_eval(self) -> None:
+        steps = self.model.num_timesteps
+        path = self.export_current(self.run_dir / "eval" / "current")
+        result = evaluate(NeuralPolicy(path), self.rules, self.cfg.eval_games, seed=10_000 + len(self.state.evals))
+        entry = {"step": int(steps), **result}
+        self.state.evals.append(entry)
+        for opponent, r in result.items():
+            self.logger.record(f"eval/win_rate_vs_{opponent}", r["win_rate"])
+        write_json_atomic(self.run_dir / "evals.json", self.state.evals)
+        self.state.last_eval = steps
+        if self.bar is not None:
+            self.bar.set_postfix_str(self._postfix())
+
+    def checkpoint(self) -> None:
+        self.state.wall_seconds += time.time() - self.t0
+        self.t0 = time.time()
+        self.steps0 = self.model.num_timesteps
+        save_checkpoint(self.run_dir, self.model, self.state)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------------------- main entry
+
+
+def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = None) -> dict[str, Any]:
+    """Train (or resume) a run; returns the summary (also written to ``summary.json``)."""
+    rules = RulesConfig.resolve(cfg.rules)
+    run_dir = cfg.run_dir
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if resume:
+        check_resume(run_dir, cfg, rules)
+    elif (run_dir / "checkpoint").exists():
+        raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(
+        run_dir / "config.json",
+        {"config": cfg.to_dict(), "identity": identity(cfg, rules), "command": " ".join(sys.argv)},
+    )
+
+    state = RunState(pool=OpponentPool(cfg.pool))
+    activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+    arch = list(cfg.net_arch)
+    if resume:
+        saved = json.loads((run_dir / "checkpoint" / "state.json").read_text(encoding="utf-8"))
+        run = saved["run"]
+        state.pool.load_state_dict(run["pool"])
+        state.evals = run["evals"]
+        state.last_snapshot, state.last_eval = run["last_snapshot"], run["last_eval"]
+        state.last_checkpoint, state.wall_seconds, state.episodes = (
+            run["last_checkpoint"],
+            run["wall_seconds"],
+            run["episodes"],
+        )
+        _restore_rng(saved["rng"])
+        env_seed = cfg.seed + saved["num_timesteps"]  # in-progress episodes restart; documented
+        env = make_vec_env(cfg, rules, env_seed)
+        model = MaskablePPO.load(run_dir / "checkpoint" / "model.zip", env=env, device="cpu")
+        model.set_logger(_logger(run_dir))
+        env.env_method("set_snapshots", state.pool.snapshots)
+    else:
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        env = make_vec_env(cfg, rules, cfg.seed)
+        p = cfg.ppo
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            learning_rate=p.learning_rate,
+            n_steps=p.n_steps,
+            batch_size=p.batch_size,
+            n_epochs=p.n_epochs,
+            gamma=p.gamma,
+            gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range,
+            ent_coef=p.ent_coef,
+            vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm,
+            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation},
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+        )
+        model.set_logger(_logger(run_dir))
+        _log_hparams(model, cfg)
+        if cfg.bc_games:
+            t = time.time()
+            data = collect_demonstrations(rules, cfg.bc_games, seed=cfg.seed * 7919 + 17)
+            acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed)
+            print(f"behaviour cloning: {len(data[2])} heuristic decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
+            model.logger.record("bc/accuracy", acc)
+            model.logger.record("bc/decisions", len(data[2]))
+
+    callback = TrainerCallback(cfg, rules, run_dir, state, progress)
+    interrupted = False
+    start = time.time()
+    try:
+        remaining = cfg.total_steps - model.num_timesteps
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
+    except KeyboardInterrupt:
+        interrupted = True
+        print("\ninterrupted: writing a checkpoint ...", file=sys.stderr)
+    finally:
+        callback.checkpoint()
+        env.close()
+    if interrupted:
+        print(f"checkpoint written to {run_dir / 'checkpoint'}; continue with --resume", file=sys.stderr)
+        return {"interrupted": True, "steps": int(model.num_timesteps)}
+
+    if not state.evals or state.evals[-1]["step"] != model.num_timesteps:
+        callback.run_eval()
+    policy_path = export_policy(
+        model,
+        run_dir / "policy",
+        name=cfg.name,
+        rules=rules,
+        activation=cfg.activation,
+        provenance={
+            "run": cfg.name,
+            "steps": int(model.num_timesteps),
+            "wall_seconds": round(state.wall_seconds, 1),
+            "command": " ".join(sys.argv),
+            "config": cfg.to_dict(),
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+        },
+    )
+    plot_learning_curve(state.evals, run_dir / "learning_curve.png", f"{cfg.name} ({rules.name})")
+    last = state.evals[-1]
+    summary = {
+        "run": cfg.name,
+        "steps": int(model.num_timesteps),
+        "episodes": state.episodes,
+        "wall_seconds": round(state.wall_seconds, 1),
+        "this_session_seconds": round(time.time() - start, 1),
+        "vs_random": last["random"],
+        "vs_heuristic": last["heuristic"],
+        "policy": str(policy_path.with_suffix(".npz")),
+    }
+    write_json_atomic(run_dir / "summary.json", summary)
+    print(
+        f"done: {cfg.name} {summary['steps']:,} steps in {summary['wall_seconds']:.0f}s; "
+        f"win rate vs random {last['random']['win_rate']:.0%}, vs heuristic {last['heuristic']['win_rate']:.0%} "
+        f"({last['heuristic']['games']} games each); bot: {summary['policy']}"
+    )
+    return summary
+
+
+def _logger(run_dir: Path) -> Any:
+    from stable_baselines3.common.logger import configure
+
+    return configure(str(run_dir / "tb"), ["tensorboard", "csv"])
+
+
+def _log_hparams(model: Any, cfg: TrainConfig) -> None:
+    from stable_baselines3.common.logger import HParam
+
+    flat: dict[str, Any] = {}
+    for k, v in cfg.to_dict().items():
+        if isinstance(v, dict):
+            flat.update({f"{k}.{kk}": vv for kk, vv in v.items()})
+        else:
+            flat[k] = str(v) if isinstance(v, list | tuple) else v
+    model.logger.record("hparams", HParam(flat, {"eval/win_rate_vs_heuristic": 0.0}), exclude=("stdout", "csv"))
+    model.logger.dump(0)
