@@ -257,7 +257,20 @@ def payment_options_for(game: Game, effect: Effect) -> list[Payment]:
     found: set[Payment] = set()
     for cost, _ in variants:
         found.update(affordable(cost, supply))
-    return sorted(found)
+    # docs/rulings.md BC-28: a payment that pays another payment plus more is never offered (it buys the
+    # same effect dearer), so no payment is a proper prefix of another (BC-05 needs no "done" decision).
+    return [pay for pay in sorted(found) if not any(_sub_multiset(other, pay) for other in found if other != pay)]
+
+
+def _sub_multiset(small: Payment, big: Payment) -> bool:
+    if len(small) >= len(big):
+        return False
+    rest = list(big)
+    for r in small:
+        if r not in rest:
+            return False
+        rest.remove(r)
+    return True
 
 
 def use_payment(game: Game, effect: Effect, pay: Payment) -> None:
