@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .game import Game
@@ -77,9 +77,10 @@ STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
 POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play"))
 
 
-@dataclass(frozen=True)
-class Effect:
-    """One effect about to resolve: what it is, who owns it and its ContextTile (CORE-01-06-00-04)."""
+class Effect(NamedTuple):
+    """One effect about to resolve: what it is, who owns it and its ContextTile (CORE-01-06-00-04).
+
+    A NamedTuple (immutable, and cheap to build in the hot paths of legal-action generation)."""
 
     kind: str
     actor: int
@@ -133,7 +134,8 @@ class Modifier:
 
     #: The effect kinds this handler can touch; other effects never collect it.
     kinds: frozenset[str] = frozenset()
-    #: Whether, for political kinds, the answer depends on the ContextTile (else one check per decision).
+    #: Whether, for political kinds, the answer depends on the ContextTile or the targeted player (else one
+    #: check per decision serves every tile / target).
     tile_sensitive: bool = False
     #: Whether extra cost slots it adds are "imposed by a Measure" (EXP-01-08-M10-05).
     measure: bool = False

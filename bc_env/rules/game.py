@@ -628,7 +628,15 @@ class Game:
         if spec.target == NO_TARGET:
             return [-1] if self.payment_choices(self.effect_for("play", -1, p, k)) else []
         out = []
-        if spec.target in PLAYER_TARGETS:
+        if self.active_effects and effects.tile_sensitive(self, "play"):
+            players_ = spec.target in PLAYER_TARGETS
+        else:  # the total cost does not depend on the target: check it once
+            if not self.payment_choices(self.effect_for("play", -1, p, k)):
+                return []
+            if spec.target in PLAYER_TARGETS:
+                return [lay.target_player + q for q in target_players(self, spec.target, p)][: 1 if first else None]
+            return [lay.target + c for c in target_cells(self, spec.target, p)][: 1 if first else None]
+        if players_:
             for q in target_players(self, spec.target, p):
                 if self.payment_choices(self.effect_for("play", -1, p, k, q)):
                     out.append(lay.target_player + q)
@@ -987,8 +995,12 @@ class Game:
     def _execute_formalize(self, cell: int, pay: list[int]) -> None:
         p = self.active
         start = cell == self.topo.centre
-        # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
-        self._before_pay(self.effect_for("formalize", cell, p), pay, "CORE-01-08-09" if start else "CORE-01-04-16")
+        rule = "CORE-01-08-09" if start else "CORE-01-04-16"
+        if self.active_effects:
+            # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
+            self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
+        else:
+            self._pay(p, pay, rule)
         if start:
             self.start_used[p] = True  # CORE-01-08-07
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
@@ -1002,7 +1014,10 @@ class Game:
         """ConvertResources; ``exchange``: the Investment Program decision (None: not offered, -1: declined)."""
         p = self.active
         text = self.grassroots_text(cell)
-        self._before_pay(self.effect_for("convert", cell, p), pay, "CORE-01-04-22")
+        if self.active_effects:
+            self._before_pay(self.effect_for("convert", cell, p), pay, "CORE-01-04-22")
+        else:
+            self._pay(p, pay, "CORE-01-04-22")
         nr = self.num_resorts
         self.res[p * nr + gain] += text.gain
         self.bank[gain] -= text.gain
