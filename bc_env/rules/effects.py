@@ -68,6 +68,7 @@ PERMANENT = "permanent"
 #: (``data["turn"]``): the window of docs/rulings.md BC-29 (Investment Freeze), BC-28 (Economic Council) and
 #: BC-30 (Supplemental Budget).
 END_OF_PLAYER_TURN = "end_of_player_turn"
+# EXP-01-07-06/07 (v1.3): these are the timing windows; END_OF_PLAYER_TURN is the window of the rulings above.
 TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUMED, PERMANENT, END_OF_PLAYER_TURN)
 
 # Output stages (CORE-01-06-16 (a) 1-3, EXP-01-04-B-01..03).

@@ -152,7 +152,8 @@ class Game:
         g.active_effects = []
         g._legal = None
         g._winners = None
-        # Measure zones per deck (EXP-01-02-15/16, CORE-01-00-12, RULINGS R20); empty without expansions.
+        # Measure zones per deck (EXP-01-02-15/16, EXP-01-02-E-01 (v1.3), CORE-01-00-12, RULINGS R20); empty
+        # without expansions.
         nd = len(g.decks)
         g.deck_of = [g.decks.index(m.deck) for m in g.measures]
         g.m_draw = [[] for _ in range(nd)]  # MeasureDrawPile (hidden order, top = end; RULINGS R19)
@@ -191,7 +192,8 @@ class Game:
             g.log("starting-influence", "VAR-01-02-02" if amount < config.starting_influence
                   else "CORE-01-03-04", player=p, amount=amount)  # fmt: skip
         for d, deck in enumerate(g.decks):
-            # EXP-01-03-02/03: shuffle the deck into its MeasureDrawPile, then three OpenMeasures.
+            # EXP-01-03-02/03: shuffle the deck into its MeasureDrawPile, then three OpenMeasures. Starting
+            # Influence and the turn structure stay as they are (EXP-01-03-04/05, both texts).
             pile = [k for k in range(len(g.measures)) if g.deck_of[k] == d]
             g.rng.shuffle(pile)
             g.m_draw[d] = pile
@@ -606,7 +608,8 @@ class Game:
         return out
 
     def _measure_options(self, p: int, out: list[int]) -> None:
-        """TakeMeasure and PlayMeasure (EXP-01-06-01, RULINGS R20/R21), appended in layout order."""
+        """TakeMeasure and PlayMeasure, the two added Political Actions (EXP-01-00-05, EXP-01-06-01,
+        EXP-01-06-01 (v1.3), RULINGS R20/R21), appended in layout order."""
         lay = self.layout
         # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
         if len(self.hands[p]) < HAND_LIMIT:
@@ -901,7 +904,7 @@ class Game:
         return tuple(found)
 
     def _exchange_options(self, effect: Effect, pay: Payment, gain: int) -> list[int]:
-        """EXP-01-05-03..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
+        """EXP-01-05-02..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
         (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources."""
         p = effect.actor
         if not any(self.controller(c) == p for c in self.invest_cells):  # EXP-01-05-06, RULINGS R15
@@ -1089,18 +1092,19 @@ class Game:
         self.active_effects.append(active)
         self.log("measure-effect", spec.rule(self.config.exp01_edition), card=spec.key, player=p,
                  until=active.until, from_round=active.from_round, data=dict(active.data))  # fmt: skip
-        self.m_count[k] += 1  # EXP-01-06-11 / EXP-01-07-01; never reset (EXP-01-06-17)
+        self.m_count[k] += 1  # EXP-01-06-11 / EXP-01-07-01 (v1.3); never reset (EXP-01-06-17)
         if self.m_count[k] >= MAX_PLAYS:
-            # EXP-01-06-13..15 / EXP-01-07-03/04: after the second play it never returns.
+            # EXP-01-06-13..15 / EXP-01-07-03/04 (v1.3): after the second play it never returns.
             self.m_final[d].append(k)
             self.log("measure-final-discard", "EXP-01-06-13", card=spec.key)
         else:
-            self.m_recycle[d].append(k)  # EXP-01-06-12 / EXP-01-07-02
+            self.m_recycle[d].append(k)  # EXP-01-06-12 / EXP-01-07-02 (v1.3)
             self.log("measure-recycled", "EXP-01-06-12", card=spec.key)
         self._recycle_measures(d)
         self.pending = None
         if self.config.exp01 and self.config.exp01_edition == "v1.3" and not self.extra:
-            # EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action, not PlayMeasure.
+            # EXP-01-00-05 (v1.3), EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action,
+            # not PlayMeasure.
             self.extra = True
             self.phase = PH_POLITICAL
             self.log("additional-action", "EXP-01-06-05", player=p)
@@ -1122,7 +1126,9 @@ class Game:
         self._start_turn()
 
     def _round_settlement(self) -> None:
-        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01)."""
+        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01).
+
+        EXP-01-04-A-01 (v1.3): a round is the turns followed by this settlement."""
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
         finite = self.config.bank_stock is not None
@@ -1133,7 +1139,7 @@ class Game:
             # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
             # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
             amount = effects.effect_output(self, effect, spec.value, log=True)
-            leaders = self.majority(cell)  # CORE-01-06-16 (b)
+            leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
             if not leaders or amount <= 0:
                 continue  # CORE-01-06-13
             r = spec.resort

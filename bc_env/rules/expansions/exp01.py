@@ -5,7 +5,14 @@ Both texts are implemented: ``spec/EXP-01.md`` (edition ``standalone``, the defa
 ``standalone / v1.3`` where the texts differ. Each Measure's lasting effect is an
 :class:`~bc_env.rules.effects.ActiveEffect` whose id is the card key; its handler below contributes
 prohibitions, extra costs, substitutions or output changes to the effects it names (``kinds``).
-Readings the texts leave open are docs/rulings.md BC-22..BC-32.
+Readings the texts leave open are docs/rulings.md BC-20..BC-32.
+
+EXP-01 extends CORE-01, which stays valid unless overridden (EXP-01-00-01/02, both texts), and does not
+touch victory (EXP-01-00-04, both texts: ``Game.winners`` is unchanged). By construction ECO changes
+neither the Influence cap nor control, Lobbyists or Hotspot resolution, no Measure touches victory and
+no effect happens without a rule (EXP-01-06-01..06 (Restrictions) / EXP-01-09-01..05 (v1.3)): ECO only
+adds a resort, and every Measure effect below is an explicit handler. Measures never bypass a
+prohibition: prohibitions are checked before any cost or substitution (effects.cost_variants).
 """
 
 from __future__ import annotations
