@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from exp01_support import M, Scenario, act, events, finish_turn, legal_strings
 
@@ -237,3 +239,54 @@ def test_finish_turn_helper_is_deterministic():
         finish_turn(a)
         finish_turn(b)
     assert a.to_dict() == b.to_dict()
+
+
+def _round_trip(game):
+    data = json.loads(json.dumps(game.to_dict()))
+    again = Game.from_dict(data)
+    assert again.to_dict() == data and again.legal_actions() == game.legal_actions()
+    assert again.phase_name == game.phase_name
+    return data["pending"]
+
+
+def test_every_new_pending_decision_round_trips_through_json():
+    sc = Scenario()
+    sc.put("8,7", "DOM-W1", influence=[1, 0, 0, 0])
+    sc.put("9,7", "ECO-W1")
+    sc.put("8,6", "Grassroots")
+    sc.put("10,7", "Investment Program", influence=[1, 0, 0, 0])
+    sc.supply(0, 2)
+    sc.resources(0, DOM=2, FOR=2, ECO=4)
+    sc.hand(0, M["M02"])
+    sc.effect(M["M06"], 1, "consumed", target=0)
+    base = sc.game()
+    # Place with a surcharge: a payment decision of a Place.
+    g = base.clone()
+    act(g, "place 8,7")
+    assert _round_trip(g) == {"kind": "place", "tile": "8,7", "paid": []}
+    # Move with a surcharge: destination, then payment.
+    g = base.clone()
+    act(g, "move-from 8,7")
+    assert _round_trip(g) == {"kind": "move", "from": "8,7"}
+    act(g, "move-to 9,7")
+    assert _round_trip(g) == {"kind": "move", "from": "8,7", "tile": "9,7", "paid": []}
+    act(g, "pay DOM")
+    assert g.infl[(7 * 15 + 9) * 4] == 1 and g.resources_of(0) == [1, 2, 0, 4]
+    # TakeMeasure with a surcharge.
+    g = base.clone()
+    key = g.measures[g.m_open[0][0]].key
+    act(g, f"take {key}")
+    assert _round_trip(g) == {"kind": "take", "card": key, "tile": None, "paid": []}
+    # PlayMeasure: target, then payment.
+    g = base.clone()
+    act(g, "play EXP-01-M02")
+    assert _round_trip(g) == {"kind": "play", "card": "EXP-01-M02"}
+    act(g, "target 9,7")
+    assert _round_trip(g) == {"kind": "play", "card": "EXP-01-M02", "tile": "9,7", "target": None, "paid": []}
+    # ConvertResources with the Investment Program: payment, gain, exchange.
+    g = base.clone()
+    act(g, "convert 8,6", "pay DOM", "pay DOM", "pay FOR", "gain INF")  # DOM, DOM converted; FOR the surcharge
+    assert _round_trip(g) == {"kind": "convert", "tile": "8,6", "paid": ["DOM", "DOM", "FOR"], "gain": "INF"}
+    assert g.phase_name == "exchange"
+    act(g, "exchange FOR")
+    assert g.resources_of(0) == [0, 2, 1, 2] and g.active == 1

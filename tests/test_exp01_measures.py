@@ -539,3 +539,21 @@ def test_bc28_a_dearer_superset_payment_is_not_offered():
     while game.phase_name == "pay":
         act(game, legal_strings(game)[0])
     assert game.active == 1 and sum(game.resources_of(0)) == 1
+
+
+def test_bc24_only_the_grassroots_part_of_a_payment_is_converted():
+    sc = Scenario()
+    sc.put("8,7", "Grassroots")
+    sc.resources(0, DOM=1, FOR=2, ECO=2)
+    sc.effect(M["M06"], 1, "consumed", target=0)  # +1 any on the conversion
+    game = sc.game()
+    act(game, "convert 8,7", "pay DOM")  # DOM + FOR, FOR or DOM + ECO, ECO: DOM is the surcharge
+    act(game, "pay FOR")
+    assert game.phase_name == "gain"
+    assert legal_strings(game) == ["gain DOM", "gain INF", "gain ECO"]  # only FOR (converted) is excluded
+    sc.effect(M["M03"], 2, "end_of_round")  # and Collective Bargaining: ECO, ECO may not be converted
+    game = sc.game()
+    act(game, "convert 8,7")
+    assert legal_strings(game) == ["pay DOM", "pay FOR"]  # DOM, ECO, ECO is no payment any more
+    act(game, "pay DOM")
+    assert game.phase_name == "gain" and game.pending["paid"] == [0, 1, 1]
