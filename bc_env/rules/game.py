@@ -630,27 +630,24 @@ class Game:
         lay = self.layout
         if spec.target == NO_TARGET:
             return [-1] if self.payment_choices(self.effect_for("play", -1, p, k)) else []
-        out = []
-        if self.active_effects and effects.tile_sensitive(self, "play"):
-            players_ = spec.target in PLAYER_TARGETS
-        else:  # the total cost does not depend on the target: check it once
-            if not self.payment_choices(self.effect_for("play", -1, p, k)):
-                return []
-            if spec.target in PLAYER_TARGETS:
-                return [lay.target_player + q for q in target_players(self, spec.target, p)][: 1 if first else None]
-            return [lay.target + c for c in target_cells(self, spec.target, p)][: 1 if first else None]
-        if players_:
-            for q in target_players(self, spec.target, p):
-                if self.payment_choices(self.effect_for("play", -1, p, k, q)):
-                    out.append(lay.target_player + q)
-                    if first:
-                        break
+        if spec.target in PLAYER_TARGETS:
+            cands = [(lay.target_player + q, -1, q) for q in target_players(self, spec.target, p)]
         else:
-            for c in target_cells(self, spec.target, p):
-                if self.payment_choices(self.effect_for("play", c, p, k)):
-                    out.append(lay.target + c)
-                    if first:
-                        break
+            cands = [(lay.target + c, c, -1) for c in target_cells(self, spec.target, p)]
+        if not cands:
+            return []
+        if not self.active_effects or not effects.tile_sensitive(self, "play"):
+            # The total cost does not depend on the target: check it once.
+            _, c, q = cands[0]
+            if not self.payment_choices(self.effect_for("play", c, p, k, q)):
+                return []
+            return [a for a, _, _ in cands[: 1 if first else None]]
+        out = []
+        for a, c, q in cands:
+            if self.payment_choices(self.effect_for("play", c, p, k, q)):
+                out.append(a)
+                if first:
+                    break
         return out
 
     def _illegal_message(self, a: int) -> str:
@@ -761,7 +758,7 @@ class Game:
     def _resolve_hotspot(self, cell: int) -> None:
         """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06).
 
-        Labor Market resolves as a core Hotspot (EXP-01-02-11/12; EXP-01-04 (Restrictions) "ECO does not
+        Labor Market resolves as a core Hotspot (EXP-01-02-11/12; EXP-01-06-04 (Restrictions) "ECO does not
         alter Hotspot resolution"); in v1.3 its majority leader gains 1 new Influence instead
         (EXP-01-02-C-03..07, docs/rulings.md BC-32).
         """
@@ -936,11 +933,11 @@ class Game:
         if kind != "convert":
             effect = self._pending_effect()
             if kind == "place":
-                self._before_pay(effect, pay, "CORE-01-04-11")
+                self._before_pay(effect, pay, "EXP-01-06-M06-05")  # only extra costs: Place is free
                 self.pending = None
                 self._place_influence(pend["tile"])
             elif kind == "move":
-                self._before_pay(effect, pay, "CORE-01-04-12")
+                self._before_pay(effect, pay, "EXP-01-06-M06-05")  # only extra costs: Move is free
                 self._move_influence(pend["from"], pend["tile"])
             elif kind == "take":
                 self._execute_take(effect, pay)
