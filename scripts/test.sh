@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Set everything up and run the checks: ruff (lint + format) and the whole test suite.
+# Set everything up and run the checks: ruff (lint + format), mypy (the engine) and the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev,train
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/mypy
 .venv/bin/python -m pytest "$@"

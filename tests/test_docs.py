@@ -16,14 +16,22 @@ from pathlib import Path
 
 import pytest
 
-from bc_env.rules import Game, IllegalActionError, RulesConfig, StateError
+from bc_env.rules import Game, IllegalActionError, RulesConfig, StateError, effects
+from bc_env.rules.expansions import exp01
+from bc_env.rules.game import PHASE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 VERBS = ("place-tile", "place", "move-from", "move-to", "formalize", "convert", "pay", "gain", "pass")
+#: The verbs of the Measure blocks, which exist only with an expansion (TakeMeasure, PlayMeasure, targets and
+#: the Investment Program exchange).
+EXPANSION_VERBS = ("take", "play", "target", "target-player", "exchange", "decline")
 #: Grammar templates such as `place-tile x,y`, `pay r`: a verb and lower-case placeholders only.
 PLACEHOLDER_RE = re.compile(r"^\S+ [a-z,]+$")
-ACTION_RE = re.compile(r"^(?:(?:place-tile|place|move-from|move-to|formalize|convert) \S+|(?:pay|gain) \S+|pass)$")
+ACTION_RE = re.compile(
+    r"^(?:(?:place-tile|place|move-from|move-to|formalize|convert|target) \S+|(?:pay|gain|exchange) \S+"
+    r"|(?:take|play) EXP-\d{2}-M\d{2}|target-player P\d+|pass|decline)$"
+)
 
 
 def read(name: str) -> str:
@@ -77,20 +85,31 @@ def test_python_examples_run(name, capsys):
 
 def test_action_examples_are_found():
     examples = action_examples()
-    assert len(examples) >= 15
-    assert {e.split()[0] for e in examples} == set(VERBS), "every verb has an example"
+    assert len(examples) >= 25
+    assert {e.split()[0] for e in examples} == set(VERBS + EXPANSION_VERBS), "every verb has an example"
+
+
+def _core_string(text: str) -> bool:
+    return text.split()[0] not in EXPANSION_VERBS and "ECO" not in text
 
 
 @pytest.mark.parametrize("text", action_examples())
 def test_action_example_parses_and_round_trips(text):
-    game = Game.new("core-4p", seed=0)
-    action = game.string_to_action(text)
-    assert 0 <= action < game.num_actions
-    assert game.action_to_string(action) == text
+    """Core examples on core-4p and on exp01-4p (whose layout has every core verb); Measure examples on exp01-4p."""
+    presets = ["core-4p", "exp01-4p"] if _core_string(text) else ["exp01-4p"]
+    for preset in presets:
+        game = Game.new(preset, seed=0)
+        action = game.string_to_action(text)
+        assert 0 <= action < game.num_actions
+        assert game.action_to_string(action) == text
+    if not _core_string(text):
+        with pytest.raises(IllegalActionError, match="cannot parse"):
+            Game.new("core-4p", seed=0).string_to_action(text)  # the Measure blocks exist only with an expansion
 
 
-def test_every_action_round_trips_on_the_square_table():
-    game = Game.new("core-4p", seed=0)
+@pytest.mark.parametrize("preset", ["core-4p", "exp01-2p", "exp01-v1.3-4p", "exp01-6p"])
+def test_every_action_round_trips_on_the_square_table(preset):
+    game = Game.new(preset, seed=0)
     strings = [game.action_to_string(a) for a in range(game.num_actions)]
     assert len(set(strings)) == game.num_actions
     assert [game.string_to_action(s) for s in strings] == list(range(game.num_actions))
@@ -137,6 +156,24 @@ def test_malformed_strings_are_rejected(text):
         Game.new("core-4p", seed=0).string_to_action(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("take EXP-01-M11", "card must be one of EXP-01-M01, "),
+        ("play M02", "card must be one of"),
+        ("target-player P4", "player must be P0..P3"),
+        ("target-player 1", "player must be P0..P3"),
+        ("target 15,0", "outside the 15x15 grid"),
+        ("exchange XYZ", "resort must be one of DOM, FOR, INF, ECO"),
+        ("decline now", "unknown verb 'decline'"),
+        ("take", "expected '<verb> <argument>'"),
+    ],
+)
+def test_malformed_measure_strings_are_rejected(text, message):
+    with pytest.raises(IllegalActionError, match=f"cannot parse.*{re.escape(message)}"):
+        Game.new("exp01-4p", seed=0).string_to_action(text)
+
+
 # ---------------------------------------------------------------------------- docs agree with the engine
 
 
@@ -152,6 +189,37 @@ def test_actions_md_layout_table_matches_the_engine():
     expected["gain DOM, FOR, INF"] = (lay.gain, lay.num_actions - 1)
     assert got == expected
     assert lay.num_actions == 1357 and "6·225 + 1 + 2·3 = 1357" in read("docs/actions.md")
+
+
+def test_actions_md_layout_table_for_exp01_4p_matches_the_engine():
+    """The Measure blocks follow the core blocks (RULINGS R20, R21); EXP-01 adds ECO (EXP-01-00-03)."""
+    game = Game.new("exp01-4p", seed=0)
+    lay = game.layout
+    rows = table(read("docs/actions.md"), "| block (exp01-4p) | first | last |")
+    got = {row[0]: (int(row[1]), int(row[2])) for row in rows}
+    n = lay.n
+    expected = {name: (k * n, k * n + n - 1) for k, name in enumerate(VERBS[:6])}
+    expected["pass"] = (lay.pass_, lay.pass_)
+    expected["pay DOM, FOR, INF, ECO"] = (lay.pay, lay.gain - 1)
+    expected["gain DOM, FOR, INF, ECO"] = (lay.gain, lay.take - 1)
+    expected["take EXP-01-M01 .. M10"] = (lay.take, lay.play - 1)
+    expected["play EXP-01-M01 .. M10"] = (lay.play, lay.target - 1)
+    expected["target"] = (lay.target, lay.target_player - 1)
+    expected["target-player P0 .. P3"] = (lay.target_player, lay.exchange - 1)
+    expected["exchange DOM, FOR, INF, ECO"] = (lay.exchange, lay.decline - 1)
+    expected["decline"] = (lay.decline, lay.num_actions - 1)
+    assert got == expected
+    assert lay.num_actions == 1613 and "7·225 + 2 + 3·4 + 2·10 + 4 = 1613" in read("docs/actions.md")
+
+
+@pytest.mark.parametrize("preset", ["exp01-2p", "exp01-4p", "exp01-6p", "exp01-v1.3-4p"])
+@pytest.mark.parametrize("size", [3, 15])
+def test_actions_md_layout_formula_with_an_expansion(preset, size):
+    config = RulesConfig.preset(preset).replace(table_size=size)
+    game = Game.new(config, 0)
+    n, r, c, p = size * size, 4, 10, config.players
+    assert game.num_actions == 6 * n + 1 + 2 * r + 2 * c + n + p + r + 1 == 7 * n + 2 + 3 * r + 2 * c + p
+    assert game.layout.take == 6 * n + 1 + 2 * r
 
 
 def test_actions_md_layout_formula_holds_for_other_tables():
@@ -191,17 +259,22 @@ def test_state_schema_documents_every_event_type_with_its_rules_and_fields():
 
 def test_state_schema_lists_the_rules_that_logged_events_cite():
     """The rules of events whose rule is computed (not a literal in the ``log`` call), checked on real games:
-    a random game per preset and the setup of every player count with and without the handicap."""
+    a random game per preset (EXP-01 games prefer Measure actions) and the setup of every player count with and
+    without the handicap."""
     rows = {code_spans(row[0])[0]: row for row in table(read("docs/state-schema.md"), "| type | rule | fields |")}
     cited: dict[str, set[str]] = {}
     games = [Game.new(RulesConfig.preset(f"core-{n}p").replace(first_player_handicap=h), 3) for n in range(2, 7)
              for h in (False, True)]  # fmt: skip
-    for preset in ("core-2p", "core-4p-variants", "core-4p-hex", "core-6p"):
-        game, rng = Game.new(preset, 3), random.Random(3)
-        while not game.is_terminal():
-            legal = game.legal_actions()
-            game.apply(legal[rng.randrange(len(legal))])
-        games.append(game)
+    presets = ("core-2p", "core-4p-variants", "core-4p-hex", "core-6p", "exp01-2p", "exp01-4p", "exp01-v1.3-4p")
+    for preset in presets:
+        for seed in (3, 4, 5) if preset.startswith("exp01") else (3,):
+            game, rng = Game.new(preset, seed), random.Random(seed)
+            take = game.layout.take
+            while not game.is_terminal():
+                legal = game.legal_actions()
+                measures = [a for a in legal if a >= take]  # TakeMeasure, PlayMeasure, targets, exchanges
+                game.apply(rng.choice(measures if measures and rng.random() < 0.7 else legal))
+            games.append(game)
     for game in games:
         for e in game.events:
             cited.setdefault(e["type"], set()).add(e["rule"])
@@ -209,6 +282,17 @@ def test_state_schema_lists_the_rules_that_logged_events_cite():
         assert rules <= set(code_spans(rows[type_][1])), f"{type_}: cites {sorted(rules)}; documented {rows[type_][1]}"
     starting = {"CORE-01-03-04", "CORE-01-03-05", "CORE-01-03-06", "ADD56-01-02-01", "ADD56-01-02-02", "VAR-01-02-02"}
     assert cited["starting-influence"] == starting == set(code_spans(rows["starting-influence"][1]))
+    assert {"play-measure", "measure-effect", "measure-applied", "additional-action"} <= set(cited)
+    assert {"EXP-01-06-09", "CORE-01-04-22"} <= cited["pay"]
+
+
+def test_state_schema_lists_every_measure_effect_rule_of_both_editions():
+    """measure-effect and measure-applied cite the card's effect rule, of the standalone text or of v1.3."""
+    rows = {code_spans(row[0])[0]: row for row in table(read("docs/state-schema.md"), "| type | rule | fields |")}
+    rules = {rule for spec in exp01.MEASURES for rule in spec.rules}
+    assert len(rules) == 20
+    assert rules <= set(code_spans(rows["measure-effect"][1]))
+    assert rules <= set(code_spans(rows["measure-applied"][1]))
 
 
 def test_state_schema_documents_every_field():
@@ -219,7 +303,9 @@ def test_state_schema_documents_every_field():
     def documented(header: str) -> set[str]:
         return {code_spans(row[0])[0] for row in table(text, header)}
 
-    assert documented("| field | type | meaning |") == set(state)
+    # The top-level table lists the core fields and `measures`, which exists only with an expansion.
+    assert documented("| field | type | meaning |") == set(state) | {"measures"}
+    assert "measures" not in state and "measures" in Game.new("exp01-4p", seed=0).to_dict()
     assert documented("| field | type | default | meaning |") >= set(state["config"]) - {"exp01", "exp02", "exp03"}
     board_fields = {"cell", "tile", "influence", "resolved"}
     assert {k for entry in state["board"] for k in entry} <= board_fields
@@ -227,3 +313,22 @@ def test_state_schema_documents_every_field():
     assert {code_spans(row[0])[0] for row in table(board_rows, "| field |")} == board_fields
     player_rows = [t for t in text.split("### ") if t.startswith("`players[p]`")][0]
     assert {code_spans(row[0])[0] for row in table(player_rows, "| field |")} == set(state["players"][0])
+
+
+def test_state_schema_documents_the_measures_and_the_active_effects():
+    """EXP-01-02-15/16: the Measure zones, hands and counters; the fields of an active effect."""
+    text = read("docs/state-schema.md")
+    section = [t for t in text.split("### ") if t.startswith("`measures`")][0]
+    measures = Game.new("exp01-v1.3-4p", seed=0).to_dict()["measures"]
+    assert {code_spans(row[0])[0] for row in table(section, "| field | type | meaning |")} == set(measures)
+    deck_rows = table(section, "| `decks[deck]` field | type | meaning |")
+    assert {code_spans(row[0])[0] for row in deck_rows} == set(measures["decks"]["EXP-01"])
+    effects_section = [t for t in text.split("### ") if t.startswith("`active_effects[i]`")][0]
+    rows = table(effects_section, "| field | meaning |")
+    assert {code_spans(row[0])[0] for row in rows} == {"id", "owner", "until", "from_round", "data"}
+    until = next(row for row in rows if code_spans(row[0])[0] == "until")
+    assert set(effects.TIMINGS) <= set(code_spans(until[1]))
+    data = next(row for row in rows if code_spans(row[0])[0] == "data")
+    assert {"cell", "target", "player", "turn", "used"} <= set(code_spans(data[1]))
+    phase = next(row for row in table(text, "| field | type | meaning |") if code_spans(row[0]) == ["phase"])
+    assert set(PHASE_NAMES) <= set(code_spans(phase[2]))

@@ -19,7 +19,8 @@ from bc_env.env import ActionOutOfBoundsError, raw_env
 from bc_env.rules import Game, IllegalActionError, RulesConfig, preset_names
 from bc_env.rules.config import PRESET_DIR
 
-PRESETS = preset_names()
+PRESETS = preset_names()  # the core presets and the EXP-01 presets (exp01-2p, -4p, -6p, -v1.3-4p)
+EXP01_PRESETS = [p for p in PRESETS if p.startswith("exp01")]
 
 
 def _play_random(env, rng: random.Random, max_steps: int = 10_000) -> int:
@@ -216,7 +217,9 @@ def test_illegal_action_raise_mode_raises_the_engine_error_and_changes_nothing()
 # ---------------------------------------------------------------------------- decisions and masks
 
 
-@pytest.mark.parametrize("preset", ["core-2p", "core-4p-variants", "core-5p", "core-4p-hex"])
+@pytest.mark.parametrize(
+    "preset", ["core-2p", "core-4p-variants", "core-5p", "core-4p-hex", "exp01-4p", "exp01-v1.3-4p"]
+)
 def test_RULINGS_R23_agent_selection_is_the_engine_current_player_and_masks_match(preset):
     """The mask equals the engine's legal actions, only the deciding agent has one, and every
     masked action applies without error (checked on clones)."""
@@ -244,6 +247,40 @@ def test_RULINGS_R23_agent_selection_is_the_engine_current_player_and_masks_matc
         env.step(int(legal[rng.randrange(len(legal))]))
     assert repeats > 0, "the same agent decides several times in a row (tile, then political action)"
     assert game.is_terminal()
+
+
+@pytest.mark.parametrize("preset", EXP01_PRESETS)
+def test_EXP_01_masks_offer_only_actions_the_engine_accepts(preset):
+    """Measure-heavy random play through the env: every action in the mask applies on a clone of the game
+    (take, play, target, target-player, exchange, decline, pay ...), sampled actions outside it are
+    rejected and change nothing, and the agent to act is always the engine's current player."""
+    env = bc_env.env(preset)
+    env.reset(seed=5)
+    rng = random.Random(5)
+    take = env.game.layout.take
+    phases, verbs = set(), set()
+    while not env.terminations[env.agent_selection]:
+        game = env.game
+        agent = env.agent_selection
+        assert agent == f"player_{game.current_player}"
+        mask = env.observe(agent)["action_mask"].astype(bool)
+        assert np.array_equal(mask, game.legal_action_mask())
+        phases.add(game.phase_name)
+        legal = np.flatnonzero(mask)
+        for a in legal:
+            game.clone().apply(int(a))  # never raises
+            verbs.add(game.action_to_string(int(a)).split()[0])
+        illegal = np.flatnonzero(~mask)
+        before = game.to_dict()
+        for a in rng.sample(list(illegal), 3):
+            with pytest.raises(IllegalActionError):
+                game.apply(int(a))
+        assert game.to_dict() == before
+        pref = [a for a in legal if a >= take]
+        choice = pref if pref and rng.random() < 0.7 else legal
+        env.step(int(choice[rng.randrange(len(choice))]))
+    assert env.game.is_terminal()
+    assert {"take", "play"} <= verbs and "target" in phases
 
 
 def test_seeded_reset_replays_the_engine_game_and_unseeded_resets_differ():
@@ -359,6 +396,49 @@ def test_rgb_render_draws_tiles_influence_and_control(preset):
     has_dots = [p for p in range(env.game.num_players) if env.game.on_board[p] > 0]
     for p in has_dots:
         assert (frame.reshape(-1, 3) == PLAYER_COLOURS[p]).all(axis=1).any()
+
+
+def test_EXP_01_rgb_render_shows_eco_tiles_labor_market_investment_program_effects_and_hands():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from exp01_support import M, Scenario
+
+    from bc_env.env.render import CARD_COLOUR, PLAYER_COLOURS, RESORT_COLOURS, SPECIAL_COLOURS, _geometry
+
+    sc = Scenario("exp01-4p", seed=0)
+    sc.put("8,7", "ECO-W3", influence=[0, 2, 0, 0])
+    sc.put("7,6", "Labor Market", resolved=False)
+    sc.put("6,7", "Investment Program")
+    sc.hand(0, M["M02"], M["M06"])
+    sc.hand(2, M["M09"])
+    sc.effect(M["M05"], 3, "end_of_settlement", from_round=1, cell=int(sc.topo.parse("8,7")))
+    env = bc_env.env("exp01-4p", render_mode="rgb_array", cell_px=32)
+    env.reset(options={"state": sc.data})
+    frame = env.render()
+    game = env.game
+    geo = _geometry(game.topo, 32)
+
+    def centre(label: str) -> tuple[int, int]:
+        cx, cy = geo.centres[int(game.topo.parse(label))]
+        return int(cy), int(cx)
+
+    assert tuple(frame[centre("7,6")]) == SPECIAL_COLOURS["labor-market"]
+    assert tuple(frame[centre("6,7")]) == SPECIAL_COLOURS["investment-program"]
+    y, x = centre("8,7")
+    eco = np.asarray(RESORT_COLOURS[3], dtype=np.float64)  # ECO-W3: the ECO colour, brightness by value
+    assert tuple(frame[y - 8, x + 12]) == tuple(np.clip(eco * (0.55 + 0.33), 0, 255).astype(np.uint8).tolist())
+    # Location Debate on (8,7): a square in its owner's colour (seat 3) in the lower left corner.
+    assert tuple(frame[y + 5, x - 8]) == PLAYER_COLOURS[3]
+    # The status bar: two cards for seat 0, one for seat 2, none for seats 1 and 3.
+    bar = frame[geo.height :]
+    slot = geo.width / 5
+    cards = [
+        int((bar[:, int(p * slot) : int((p + 1) * slot)] == CARD_COLOUR).all(axis=2).any(axis=0).sum())
+        for p in range(4)
+    ]
+    assert cards[0] > cards[2] > 0 and cards[1] == cards[3] == 0
 
 
 def test_docs_environment_python_blocks_run():

@@ -53,6 +53,16 @@ def test_gymnasium_and_sb3_env_checkers(obs_format):
         sb3_check_env(SingleAgentEnv("core-3p", obs_format=obs_format))
 
 
+@pytest.mark.parametrize(("preset", "obs_format"), [("exp01-4p", "flat"), ("exp01-v1.3-4p", "planes")])
+def test_EXP_01_gymnasium_and_sb3_env_checkers(preset, obs_format):
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gym_check_env(SingleAgentEnv(preset, obs_format=obs_format))
+        sb3_check_env(SingleAgentEnv(preset, obs_format=obs_format))
+
+
 # ---------------------------------------------------------------------------- episodes
 
 
@@ -80,6 +90,34 @@ def test_learner_sees_only_its_own_decisions_and_masks_are_its_legal_actions():
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     assert steps > 20
+
+
+@pytest.mark.parametrize("preset", ["exp01-2p", "exp01-v1.3-4p"])
+def test_EXP_01_learner_decides_measures_and_targets_with_its_own_masks(preset):
+    """The learner owns every decision it sees (RULINGS R23), also the new ones (a Measure's target, the v1.3
+    additional Political Action, EXP-01-06-05 (v1.3)), and its mask is the engine's legal actions."""
+    env = SingleAgentEnv(preset, learner_seat=1)
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    take = env.game.layout.take
+    phases = set()
+    terminated = False
+    while not terminated:
+        game = env.game
+        assert game.current_player == 1
+        mask = env.action_masks()
+        assert np.array_equal(mask, game.legal_action_mask())
+        assert env.encoder.views(obs)["to_act"][0] == 1.0
+        phases.add(game.phase_name + ("+additional" if game.extra else ""))
+        if game.extra:
+            assert env.encoder.views(obs)["additional_action"][0] == 1.0
+        legal = np.flatnonzero(mask)
+        pref = legal[legal >= take]
+        choice = pref if len(pref) and rng.random() < 0.7 else legal
+        obs, reward, terminated, _t, _i = env.step(int(rng.choice(choice)))
+    assert env.game.is_terminal() and reward == pytest.approx(env.game.returns()[1])
+    assert "political" in phases and "target" in phases
+    assert ("political+additional" in phases) == (preset == "exp01-v1.3-4p")
 
 
 def test_seats_rotate_between_episodes_and_restart_with_a_seed():

@@ -1,9 +1,12 @@
-"""Invariant harness: 1,000 seeded random games per preset, every invariant checked (see invariants.py).
+"""Invariant harness: 1,000 seeded random games per preset, CORE-01 and EXP-01 (both editions), every
+invariant checked (see invariants.py).
 
 Each game is played by ``random.Random(seed)``; a failure names the preset, the seed and the step, and
-``run_checked_game(config, seed)`` reproduces it. Cheap checks run at every decision; the expensive ones
-(JSON round trip with a lockstep twin, all legal actions on clones, clone independence, recomputed
-production) at a few random points per game.
+``run_checked_game(config, seed, **checks_for(seed))`` reproduces it. Cheap checks run at every decision
+(event ledgers, legal sets recomputed); the expensive ones at a few random points per game, alternating
+between games (:func:`checks_for`): even seeds apply sampled legal actions on clones and check clone
+independence, odd seeds round-trip through JSON with a lockstep twin, every tenth game is replayed from
+its seed (determinism); Round Settlements are recomputed in every game.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from invariants import (
+    EXP01_CARDS,
+    EXP01_PRESETS,
     PRESETS,
     InvariantError,
     Stats,
+    Tracked,
     Tracker,
     check_action_strings,
     check_all_legal_apply,
@@ -25,8 +31,11 @@ from invariants import (
     check_derived,
     check_influence_on_tiles,
     check_legal,
+    check_measures,
+    check_replay,
     check_state,
     check_terminal,
+    choose,
     expected_starting,
     expected_tile_counts,
     round_trip,
@@ -35,8 +44,16 @@ from invariants import (
 
 from bc_env.rules import Game, IllegalActionError, RulesConfig, preset_names
 from bc_env.rules.components import HOTSPOT, KIND_NAMES
+from bc_env.rules.effects import payment_options
 
 GAMES_PER_PRESET = 1000
+
+
+def checks_for(seed: int) -> dict[str, int | bool]:
+    """The expensive checks of game ``seed``: alternating, so every game stays cheap (see the docstring)."""
+    even = seed % 2 == 0
+    return {"samples": int(even), "clone_checks": int(even), "round_trips": int(not even), "replay": seed % 10 == 5}
+
 
 #: Small tables, so that the table fills up: discards (CORE-01-04-06/07), an exhausted recycling pile
 #: (RULINGS R4, BC-08) and Hotspots closed by the table edge (RULINGS R5) all happen.
@@ -46,6 +63,7 @@ SMALL_TABLES = [
     ("core-4p-variants", 5),
     ("core-4p-hex", 7),
     ("core-6p", 7),
+    ("exp01-v1.3-4p", 7),
 ]
 GAMES_PER_SMALL_TABLE = 300
 
@@ -66,6 +84,22 @@ MUST_FIRE = {
     "CORE-01-07-02": "Round Settlement",
     "CORE-01-09-03": "game over",
 }
+#: Events that random play must produce on every EXP-01 preset (and their rules), so that the Measure checks
+#: are not vacuous.
+EXP01_MUST_FIRE = {
+    "take-measure": "TakeMeasure (EXP-01-06-02)",
+    "play-measure": "PlayMeasure (EXP-01-06-07)",
+    "measure-refill": "OpenMeasures refilled (EXP-01-06-04)",
+    "measure-not-refilled": "OpenMeasures left short (EXP-01-06-06)",
+    "measure-recycled": "a first play into the RecyclePile (EXP-01-06-12)",
+    "measure-final-discard": "a second play into the FinalDiscard (EXP-01-06-13)",
+    "measure-recycle": "the RecyclePile shuffled into the MeasureDrawPile (EXP-01-06-16)",
+    "effect-expired": "a Measure effect ending with its window (BC-22..BC-30)",
+    "effect-consumed": "a Budget Deficit consumed (EXP-01-06-M06-07)",
+    "measure-applied": "a Measure modifier at work",
+    "investment-exchange": "the Investment Program exchange (EXP-01-05-03)",
+    "investment-declined": "the Investment Program exchange declined (EXP-01-05-04)",
+}
 
 
 def _cfg(preset: str) -> RulesConfig:
@@ -77,23 +111,42 @@ def _cfg(preset: str) -> RulesConfig:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
-def test_CORE_01_00_invariants_hold_over_1000_random_games(preset: str) -> None:
+def test_CORE_01_00_EXP_01_invariants_hold_over_1000_random_games(preset: str) -> None:
     config = _cfg(preset)
     stats = Stats()
     for seed in range(GAMES_PER_PRESET):
-        stats.merge(run_checked_game(config, seed))
+        stats.merge(run_checked_game(config, seed, **checks_for(seed)))
     assert stats.games == GAMES_PER_PRESET
     missing = {rule: what for rule, what in MUST_FIRE.items() if not stats.rules[rule]}
     assert not missing, f"{preset}: random play never exercised {missing}"
     # Every kind of decision was JSON round-tripped and sampled (all its legal actions on clones).
     decisions = {"place_tile", "political", "move_to", "pay", "gain"}
+    if config.exp01:
+        # A Measure's target (BC-20), the Investment Program (BC-31), a payment of the Measure pipeline.
+        decisions |= {"target", "exchange", "measure-pay"}
     assert decisions <= set(stats.round_trip_phases), stats.round_trip_phases
     assert decisions <= set(stats.sample_phases), stats.sample_phases
-    assert stats.sampled_actions >= 5 * GAMES_PER_PRESET
+    assert stats.sampled_actions >= 5 * GAMES_PER_PRESET // 2
     assert stats.productions_checked >= GAMES_PER_PRESET  # at least the final settlements
     assert stats.hotspot_predictions >= GAMES_PER_PRESET
+    assert stats.legal_recomputed >= 100 * GAMES_PER_PRESET  # the legal set recomputed at most decisions
+    assert stats.replays == GAMES_PER_PRESET // 10
     assert stats.cap_reached > 0, "no game reached the Influence cap (R12 never tested)"
     assert stats.shared_wins > 0, "no shared victory (CORE-01-09-04 never tested)"
+    if not config.exp01:
+        assert not stats.cards_played and not stats.events["take-measure"]  # EXP-01-07-04 (Rule Interaction)
+        return
+    missing = {t: what for t, what in EXP01_MUST_FIRE.items() if not stats.events[t]}
+    assert not missing, f"{preset}: random play never exercised {missing}"
+    # Every card was played, often enough that the checks of its effect window and modifiers ran.
+    assert set(stats.cards_played) == set(Game.new(config, 0).layout.cards), stats.cards_played
+    assert min(stats.cards_played.values()) >= 100, stats.cards_played
+    assert stats.modified_productions >= 100, "Measures never modified a recomputed Round Settlement"
+    if config.exp01_edition == "v1.3":
+        assert stats.events["additional-action"] == stats.events["play-measure"]  # EXP-01-06-05 (v1.3)
+        assert stats.events["labor-market"] > 0, "the v1.3 Labor Market never gave an Influence (BC-32)"
+    else:
+        assert not stats.events["additional-action"] and not stats.events["labor-market"]
 
 
 @pytest.mark.slow
@@ -102,7 +155,7 @@ def test_RULINGS_R2_R4_R5_invariants_hold_on_small_tables(preset: str, size: int
     config = _cfg(preset).replace(table_size=size, name=f"{preset} table_size={size}")
     stats = Stats()
     for seed in range(GAMES_PER_SMALL_TABLE):
-        stats.merge(run_checked_game(config, seed))
+        stats.merge(run_checked_game(config, seed, **checks_for(seed)))
     if config.tile_recycling:
         assert stats.rules["RULINGS-R4"] == GAMES_PER_SMALL_TABLE  # every game ends with a full table
     else:
@@ -143,6 +196,26 @@ def test_CORE_01_03_setup_positions_pass_every_check(preset: str) -> None:
         check_derived(game)
         check_influence_on_tiles(game)
         tracker.check_board_from_events()
+
+
+@pytest.mark.parametrize("preset", EXP01_PRESETS)
+def test_EXP_01_06_M01_to_M10_measure_catalogue_matches_the_rule_text(preset: str) -> None:
+    """EXP-01-06-M01..M10 / EXP-01-08-M01..M10: the ten cards, names, printed costs and targets; setup puts
+    three face up and the rest in the MeasureDrawPile with every counter 0 (EXP-01-03-02/03)."""
+    for seed in range(5):
+        game = Game.new(preset, seed)
+        resorts = game.config.resorts
+        assert [m.key for m in game.measures] == list(EXP01_CARDS)
+        for spec in game.measures:
+            name, cost, target = EXP01_CARDS[spec.key]
+            assert (spec.name, spec.target) == (name, target)
+            # The printed cost is exactly one payment: those Resources (EXP-01-06-08: paid in full).
+            assert [pay for pay, _ in payment_options(spec.cost, len(resorts))] == [
+                tuple(sorted(resorts.index(r) for r in cost))
+            ]
+        assert len(game.m_open[0]) == 3 and len(game.m_draw[0]) == 7 and not game.m_recycle[0] + game.m_final[0]
+        assert not any(game.hands) and game.m_count == [0] * 10 and game.m_round == [0] * game.num_players
+        check_measures(game)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -342,10 +415,218 @@ def test_legal_set_corruption_is_detected() -> None:
         check_legal(bad)
 
 
+# ---------------------------------------------------------------------------- the EXP-01 checks can fail
+
+
+def _exp01_midgame(preset: str = "exp01-4p", seed: int = 1, need_final: bool = False) -> tuple[Game, Tracker]:
+    """A political decision of a Measure-heavy game: a card in a hand, one in the RecyclePile (and, with
+    ``need_final``, one in the FinalDiscard), a Measure effect in force and a PlayMeasure legal."""
+    game = Game.new(preset, seed)
+    tracker = Tracker(game)
+    rng = random.Random(seed)
+    while not game.is_terminal():
+        legal = game.legal_actions()
+        if (
+            game.phase_name == "political"
+            and any(game.hands)
+            and game.m_recycle[0]
+            and (game.m_final[0] or not need_final)
+            and game.active_effects
+            and any(a >= game.layout.play for a in legal)
+        ):
+            return game, tracker
+        game.apply(choose(game, legal, rng, 0.7))
+        tracker.process()
+        tracker.check()
+    raise AssertionError("no such position")
+
+
+def _card_twice(g: Game) -> None:
+    g.hands[next(p for p, h in enumerate(g.hands) if len(h) < 2)].append(g.m_draw[0][0])
+
+
+def _card_lost(g: Game) -> None:
+    g.m_open[0].pop()
+
+
+def _hand_of_three(g: Game) -> None:
+    p = next(p for p, h in enumerate(g.hands) if h)
+    while len(g.hands[p]) < 3:
+        g.hands[p].append(g.m_open[0].pop())
+
+
+def _four_open(g: Game) -> None:
+    g.m_open[0].append(g.m_draw[0].pop())
+
+
+def _recycled_counter_2(g: Game) -> None:
+    g.m_count[g.m_recycle[0][0]] = 2
+
+
+def _final_counter_1(g: Game) -> None:
+    g.m_count[g.m_final[0][0]] = 1
+
+
+def _third_play(g: Game) -> None:
+    g.m_count[g.m_final[0][0]] = 3
+
+
+def _twice_played_back_in_hand(g: Game) -> None:
+    k = g.m_final[0].pop()
+    p = next(p for p, h in enumerate(g.hands) if len(h) < 2)
+    g.hands[p].append(k)
+
+
+def _empty_draw_beside_recycle(g: Game) -> None:
+    for k in g.m_draw[0]:
+        g.m_count[k] = 1
+    g.m_recycle[0] += g.m_draw[0]
+    g.m_draw[0] = []
+
+
+def _eco_from_nowhere(g: Game) -> None:
+    g.res[g.eco] += 1
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "message"),
+    [
+        (_card_twice, "Measure zones: duplicated"),
+        (_card_lost, "in no zone"),
+        (_hand_of_three, "EXP-01-06-03"),
+        (_four_open, "EXP-01-03-03"),
+        (_recycled_counter_2, "EXP-01-06-12"),
+        (_final_counter_1, "EXP-01-06-13"),
+        (_third_play, "play counters"),
+        (_twice_played_back_in_hand, "EXP-01-06-14/15"),
+        (_empty_draw_beside_recycle, "EXP-01-06-16"),
+        (_eco_from_nowhere, "Resources of ECO not conserved"),
+    ],
+)
+def test_EXP_01_check_state_detects_measure_corruption(corrupt: Callable[[Game], None], message: str) -> None:
+    game, _ = _exp01_midgame(need_final=True)
+    check_state(game)
+    bad = game.clone()
+    corrupt(bad)
+    with pytest.raises(InvariantError, match=message):
+        check_state(bad)
+
+
+def _taken_without_event(g: Game) -> None:
+    p = next(p for p, h in enumerate(g.hands) if len(h) < 2)
+    k = g.m_open[0].pop()
+    g.hands[p].append(k)
+    g.hands[p].sort()
+
+
+def _counted_without_play(g: Game) -> None:
+    g.m_count[g.m_count.index(0)] = 1
+
+
+def _played_this_round(g: Game) -> None:
+    g.m_round[g.active] = g.round
+
+
+def _effect_dropped(g: Game) -> None:
+    g.active_effects.pop()
+
+
+def _effect_reowned(g: Game) -> None:
+    a = g.active_effects[0]
+    g.active_effects[0] = type(a)(a.id, (a.owner + 1) % g.num_players, a.until, a.from_round, a.data)
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "message"),
+    [
+        (_taken_without_event, "Measure zones"),
+        (_counted_without_play, "play counters"),
+        (_played_this_round, "last PlayMeasure"),
+        (_effect_dropped, "effects in force"),
+        (_effect_reowned, "effects in force"),
+    ],
+)
+def test_EXP_01_tracker_detects_measure_history_violations(corrupt: Callable[[Game], None], message: str) -> None:
+    """Each corruption keeps the Measure zones consistent; only the event history exposes it."""
+    game, tracker = _exp01_midgame()
+    corrupt(game)
+    check_state(game)
+    with pytest.raises(InvariantError, match=message):
+        tracker.check()
+
+
+def test_EXP_01_07_06_an_effect_that_outlives_its_window_is_detected() -> None:
+    """BC-22..BC-30: the tracker's own clock says when each effect must be gone."""
+    game, tracker = _exp01_midgame()
+    tracker._check_windows()
+    # A "this turn" effect created a turn ago, and a Budget Deficit whose target has acted since.
+    p = game.active
+    for late in (
+        Tracked("EXP-01-M10", p, "end_of_turn", game.round, {}, tracker.round, tracker.turns - 1),
+        Tracked("EXP-01-M06", p, "consumed", game.round, {"target": p}, tracker.round, 0, tracker.acts[p] - 1),
+    ):
+        tracker.effects.append(late)
+        with pytest.raises(InvariantError, match="outlived its window"):
+            tracker._check_windows()
+        tracker.effects.remove(late)
+
+
+def test_EXP_01_07_06_an_effect_that_ends_early_is_detected() -> None:
+    """An effect-expired event for an effect whose window is still open fails (e.g. "next round" now)."""
+    game, tracker = _exp01_midgame()
+    a = game.active_effects[0]
+    tracker.effects.append(Tracked(a.id, a.owner, "end_of_round", game.round + 1, {}, tracker.round, tracker.turns))
+    game.events.append({"type": "effect-expired", "rule": "EXP-01-07-06", "id": a.id, "owner": a.owner})
+    with pytest.raises(InvariantError, match="outside its window"):
+        tracker.process()
+
+
+def test_EXP_01_06_04_a_refill_without_take_measure_is_detected() -> None:
+    game, tracker = _exp01_midgame()
+    key = game.measures[game.m_draw[0][-1]].key
+    game.events.append({"type": "measure-refill", "rule": "EXP-01-06-04", "deck": "EXP-01", "card": key})
+    with pytest.raises(InvariantError, match="BC-21"):
+        tracker.process()
+
+
+def test_EXP_01_06_18_a_second_play_measure_in_a_round_is_detected() -> None:
+    game, tracker = _exp01_midgame()
+    play = next(a for a in game.legal_actions() if a >= game.layout.play)
+    tracker.last_play[game.active] = tracker.round  # as if this player had played a Measure this round
+    game.apply(play)
+    while game.phase_name in ("target", "pay"):  # complete the PlayMeasure
+        game.apply(game.legal_actions()[0])
+    with pytest.raises(InvariantError, match="EXP-01-06-18"):
+        tracker.process()
+
+
+def test_EXP_01_legal_set_corruption_is_detected() -> None:
+    """BC-20: the recomputed legal set notices a missing PlayMeasure and an extra TakeMeasure."""
+    game, tracker = _exp01_midgame()
+    legal = check_legal(game, tracker)
+    assert tracker.recomputed
+    bad = game.clone()
+    bad._legal = [a for a in legal if a < game.layout.play or a >= game.layout.target]
+    with pytest.raises(InvariantError, match="misses"):
+        check_legal(bad, tracker)
+    bad = game.clone()
+    taken = next(k for h in game.hands for k in h)
+    bad._legal = sorted({*legal, game.layout.take + taken})  # a card that is in a hand, not open
+    with pytest.raises(InvariantError, match="extra"):
+        check_legal(bad, tracker)
+
+
+def test_determinism_replay_detects_a_divergence() -> None:
+    game, _ = _midgame(steps=40)
+    history = []  # replaying no action from the same seed cannot reach the mid-game state
+    with pytest.raises(InvariantError, match="replay"):
+        check_replay(game, 3, history)
+
+
 # ---------------------------------------------------------------------------- API checks on one position
 
 
-@pytest.mark.parametrize("preset", ["core-2p", "core-5p", "core-4p-hex"])
+@pytest.mark.parametrize("preset", ["core-2p", "core-5p", "core-4p-hex", "exp01-6p", "exp01-v1.3-4p"])
 def test_every_legal_action_applies_and_round_trips_midgame(preset: str) -> None:
     game, tracker = _midgame(preset, seed=8, steps=60)
     legal = check_legal(game, tracker)

@@ -9,7 +9,9 @@ from positions import Position
 
 import policies
 from bc_env.rules import Game, RulesConfig
+from bc_env.rules.config import GrassrootsText
 from policies.arena import play_game, play_match, wilson_interval
+from policies.base import RandomPolicy
 from policies.heuristic import (
     HeuristicPolicy,
     HeuristicWeights,
@@ -240,6 +242,114 @@ def test_CORE_01_09_03_evaluation_counts_board_influence_fully_and_supply_minus_
     sym = HeuristicWeights(opponent_potential=1.0)
     assert evaluate(game, 0, sym) == pytest.approx(-evaluate(game, 1, sym))
     assert evaluate(game, 0, w) == pytest.approx(1 - w.tempo)
+
+
+# ------------------------------------------------------------------------------------------ incremental evaluation
+# The bot values Places, Moves, tile placements, Formalize and Convert without a clone per action
+# (policies/heuristic.py, _Incremental); HeuristicPolicy(incremental=False) is the straightforward reference:
+# clone, apply, continue the Political Action, evaluate(). Both must give the same values (bit for bit) and
+# so the same decisions.
+
+# A core variant the presets do not cover: control needed for action tiles (RULINGS R15), a finite Bank
+# (RULINGS R17, BC-02: production and conversions run out) and a second Grassroots text (RULINGS R16).
+_VARIANT = RulesConfig(
+    players=3,
+    action_tiles_require_control=True,
+    bank_stock=6,
+    grassroots_texts=(GrassrootsText(), GrassrootsText(pay=1, pay_rule="any", gain=1, gain_rule="any")),
+    name="core-3p-finite-bank",
+)
+
+
+def _heuristic_positions(config: RulesConfig | str, seed: int, every: int) -> list[Game]:
+    """Positions of a game with heuristic bots in the even seats and random bots in the odd ones (gate
+    control, Moves without supply, Hotspots closing, ...), every ``every``-th decision, as clones."""
+    game = Game.new(config, seed)
+    bots = [HeuristicPolicy(seed=seed + q) if q % 2 == 0 else policies.load("random", seed=q) for q in range(9)]
+    out = []
+    step = 0
+    while not game.is_terminal():
+        if step % every == 0 and len(game.legal_actions()) > 1:
+            out.append(game.clone())
+        game.apply(bots[game.current_player].act(game))
+        step += 1
+    return out
+
+
+@pytest.mark.parametrize(
+    ("config", "seed"),
+    [("core-2p", 11), ("core-4p", 12), ("core-4p-variants", 13), ("core-6p", 14), ("core-4p-hex", 15), (_VARIANT, 16)],
+)
+def test_incremental_values_equal_the_clone_per_action_reference(config, seed):
+    """CORE-01-04-03..22, CORE-01-06-02..07, CORE-01-07-03: for every phase of the bot's turn the incremental
+    values equal those of a clone per action, and the bot picks the same action."""
+    positions = _heuristic_positions(config, seed, every=3) + _positions(config, seed, every=8)
+    phases: dict[str, int] = {}
+    for k, game in enumerate(positions):
+        fast = HeuristicPolicy(seed=k).action_values(game)
+        reference = HeuristicPolicy(seed=k, incremental=False).action_values(game)
+        assert fast == reference, (k, game.phase_name, game.render())
+        assert HeuristicPolicy(seed=k).act(game) == HeuristicPolicy(seed=k, incremental=False).act(game)
+        phases[game.phase_name] = phases.get(game.phase_name, 0) + 1
+    assert {"place_tile", "political", "move_to", "pay"} <= set(phases), phases
+
+
+def test_incremental_bot_plays_the_same_games_as_the_reference():
+    """Whole games (the bot reuses a decision's data for its own Move destination or payment that follows):
+    the same action at every decision, with heuristic bots in every seat and against random bots."""
+    for names, preset, seed in ((["heuristic"] * 2, "core-2p", 3), (["heuristic", "random"] * 2, "core-4p", 4)):
+        traces = []
+        for incremental in (True, False):
+            game = Game.new(preset, seed)
+            bots = [
+                HeuristicPolicy(seed=50 + q, incremental=incremental) if name == "heuristic" else RandomPolicy(seed=q)
+                for q, name in enumerate(names)
+            ]
+            trace = []
+            while not game.is_terminal():
+                trace.append(bots[game.current_player].act(game))
+                game.apply(trace[-1])
+            traces.append(trace)
+        assert traces[0] == traces[1]
+        assert len(traces[0]) > 100
+
+
+def test_CORE_01_06_05_incremental_tile_value_resolves_the_closed_hotspot():
+    """Closing a Hotspot by a tile placement places its single majority's Influence (CORE-01-06-03/05):
+    the incremental value of that placement is the value of the resolved position."""
+    for majority in (0, 1):
+        game = _hotspot_position(majority)
+        close = game.string_to_action("place-tile 8,8")
+        after = game.clone()
+        after.apply(close)
+        assert after.resolved[game.topo.parse("8,7")]
+        values = HeuristicPolicy(seed=0).action_values(game)
+        assert values[close] == evaluate(after, 0)
+        assert values == HeuristicPolicy(seed=0, incremental=False).action_values(game)
+
+
+def test_RULINGS_R13_incremental_move_value_follows_a_lobbyist_changing_hands():
+    """A Move onto a Lobbyist that makes P0 its owner adds +1 to the totals of the Resort next to it
+    (RULINGS R13, CORE-01-05-04): the incremental value equals evaluate() of the position after the Move."""
+    pos = Position("core-2p", seed=3)
+    pos.put("8,7", "Lobbyist", influence=[1, 1])
+    pos.put("9,7", "DOM-W3", influence=[0, 1])  # P1 controls it; P0 owning the Lobbyist ties it
+    pos.put("6,7", "FOR-W2", influence=[2, 0])
+    pos.put("7,6", "Committee", influence=[2, 1])
+    pos.player(0, supply=0)  # Moves only (a Place would dominate them)
+    pos.turn(0)
+    game = pos.game()
+    move = [game.string_to_action("move-from 7,6"), game.string_to_action("move-to 8,7")]
+    after = game.clone()
+    for a in move:
+        after.apply(a)
+    assert after.lobbyist_owner(game.topo.parse("8,7")) == 0
+    assert after.totals(game.topo.parse("9,7")) == [1, 1]
+    bot = HeuristicPolicy(seed=0)
+    assert bot.action_values(game) == HeuristicPolicy(seed=0, incremental=False).action_values(game)
+    on_move_to = game.clone()
+    on_move_to.apply(move[0])
+    assert bot.action_values(on_move_to)[move[1]] == evaluate(after, 0)
 
 
 # ------------------------------------------------------------------------------------------ arena

@@ -1,13 +1,15 @@
 """tools/rule_coverage.py and docs/rule-coverage.md.
 
-Every rule ID of CORE-01.md is cited in the engine, read by a ruling or a definition (the tool's
-``DEFINITIONS``); the generated report is up to date. If the last test fails, refresh the report with
-``python tools/rule_coverage.py``.
+Every rule of CORE-01.md and of both EXP-01 texts (EXP-01.md, edition standalone; EXP-01-v1.3.md, edition
+v1.3; spec README 3 and 5) is cited in the engine, read by a ruling or a definition (the tool's
+``DEFINITIONS``, each with its reason); the generated report is up to date. If the last test fails, refresh
+the report with ``python tools/rule_coverage.py --fired 30``.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -25,8 +27,13 @@ SPEC = rc.parse_spec(SPEC_DIR) if (SPEC_DIR / "CORE-01.md").is_file() else rc.Sp
 
 #: Rules with no citation in bc_env/rules, no ruling and no definition entry yet: missing implementation
 #: comments or real gaps. Each is an expected failure; remove an ID here once the engine cites it. None is
-#: left: every rule of CORE-01.md (with VAR-01 and ADD56-01) is cited, ruled or a definition.
+#: left: every rule of CORE-01.md (with VAR-01 and ADD56-01), EXP-01.md and EXP-01-v1.3.md is cited, ruled
+#: or a definition.
 KNOWN_GAPS: dict[str, str] = {}
+#: The rule counts of the EXP-01 texts; a change means the spec changed or the parser lost rules.
+EXP01_RULES = {"EXP-01.md": 125, "EXP-01-v1.3.md": 115}
+HAS_EXP01 = all((SPEC_DIR / name).is_file() for name in EXP01_RULES)
+needs_exp01 = pytest.mark.skipif(not HAS_EXP01, reason=f"no EXP-01 texts at {SPEC_DIR}")
 
 
 def ids(cites) -> list[str]:
@@ -51,8 +58,51 @@ def test_spec_ids_are_parsed_with_their_text():
 
 def test_definitions_name_real_rules():
     assert set(rc.DEFINITIONS) <= SPEC.known
+    assert all(len(reason) > 10 for reason in rc.DEFINITIONS.values()), "every definition says why"
     assert set(KNOWN_GAPS) <= SPEC.known
     assert not set(KNOWN_GAPS) & set(rc.DEFINITIONS)
+
+
+def _printed_rule_lines(name: str) -> list[str]:
+    """The rule IDs at the start of a line of a spec file (a cruder reading than the tool's)."""
+    text = (SPEC_DIR / name).read_text(encoding="utf-8")
+    return re.findall(r"^(EXP-01(?:-[0-9A-Z]+){2,})\s", text, re.M)
+
+
+@needs_exp01
+def test_EXP_01_both_texts_are_parsed_with_every_rule():
+    for name, count in EXP01_RULES.items():
+        rules = SPEC.of(name)
+        assert len(rules) == count == len(_printed_rule_lines(name)), name
+        assert [r.bare for r in rules] == _printed_rule_lines(name)
+    assert all(r.id == f"{r.bare} (v1.3)" and r.section == "v1.3" for r in SPEC.of("EXP-01-v1.3.md"))
+    text = {r.id: r.text for r in SPEC.rules}
+    assert text["EXP-01-06-02"] == "TakeMeasure moves exactly one Measure from OpenMeasures to PlayerHand."
+    assert text["EXP-01-06-02 (v1.3)"] == "A player may perform at most one PlayMeasure per round."
+    assert text["EXP-01-08-M01-05 (v1.3)"].startswith("Effect: The targeted Hotspot does not resolve")
+    assert text["EXP-01-02-05"].endswith("DrawPile: ECO-W1 ×2, ECO-W2 ×1, ECO-W3 ×1")  # a list intro + its items
+
+
+@needs_exp01
+def test_EXP_01_reused_ids_are_distinct_rows_labelled_with_their_section():
+    """Spec README 5: EXP-01.md reuses EXP-01-06-01..06 (Restrictions) and EXP-01-07-01..04 (Rule Interaction)."""
+    standalone = [r.id for r in SPEC.of("EXP-01.md")]
+    labelled = [rid for rid in standalone if "(" in rid]
+    assert labelled == [f"EXP-01-06-0{k} (Restrictions)" for k in range(1, 7)] + [
+        f"EXP-01-07-0{k} (Rule Interaction)" for k in range(1, 5)
+    ]
+    text = {r.id: r.text for r in SPEC.rules}
+    assert text["EXP-01-06-02 (Restrictions)"] == "ECO does not alter Control calculation."
+    assert text["EXP-01-07-04 (Rule Interaction)"] == "If EXP-01 is inactive, ECO and all Measure rules do not exist."
+    assert "EXP-01-06-02" in SPEC.known and "EXP-01-07-01" not in SPEC.known
+
+
+@needs_exp01
+def test_EXP_01_same_rule_ids_state_the_same_rule_in_both_texts():
+    for bare in rc.SAME_RULE:
+        assert bare in SPEC.known and f"{bare} (v1.3)" in SPEC.known, bare
+    # IDs the two texts share with different rules are not in SAME_RULE.
+    assert not {"EXP-01-00-05", "EXP-01-01-03", "EXP-01-05-01", "EXP-01-06-02", "EXP-01-07-01"} & rc.SAME_RULE
 
 
 # ---------------------------------------------------------------------------- citation grammar
@@ -86,6 +136,63 @@ def test_dashed_citations(text, expected):
     assert ids(rc.cite_dashed(text, SPEC)) == expected
 
 
+@needs_exp01
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("# EXP-01-06-02: TakeMeasure", ["EXP-01-06-02"]),
+        ("(EXP-01-06-01..06 (Restrictions) / EXP-01-09-01..02 (v1.3))",
+         [f"EXP-01-06-0{k} (Restrictions)" for k in range(1, 7)] + ["EXP-01-09-01 (v1.3)", "EXP-01-09-02 (v1.3)"]),
+        ("EXP-01-07-01..03 (Rule Interaction) / EXP-01-10-01/02 (v1.3)",
+         [f"EXP-01-07-0{k} (Rule Interaction)" for k in range(1, 4)] + ["EXP-01-10-01 (v1.3)", "EXP-01-10-02 (v1.3)"]),
+        ("EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20", ["EXP-01-06-18", "EXP-01-06-02 (v1.3)"]),
+        ("EXP-01-06-13..15 / EXP-01-07-03/04 (v1.3)",
+         ["EXP-01-06-13", "EXP-01-06-14", "EXP-01-06-15", "EXP-01-07-03 (v1.3)", "EXP-01-07-04 (v1.3)"]),
+        ("(EXP-01-06-M02-03, -M05-03 / EXP-01-08-M02-04, -M04-04)",
+         ["EXP-01-06-M02-03", "EXP-01-06-M05-03", "EXP-01-08-M02-04 (v1.3)", "EXP-01-08-M04-04 (v1.3)"]),
+        ("EXP-01-06-04..06, -11..13", ["EXP-01-06-04", "EXP-01-06-05", "EXP-01-06-06", "EXP-01-06-11",
+                                       "EXP-01-06-12", "EXP-01-06-13"]),
+        ("EXP-01-00-01/02, both texts", ["EXP-01-00-01", "EXP-01-00-01 (v1.3)", "EXP-01-00-02", "EXP-01-00-02 (v1.3)"]),
+        ("EXP-01-08-M01-05, EXP-01-04-B-02", ["EXP-01-08-M01-05 (v1.3)", "EXP-01-04-B-02 (v1.3)"]),
+        ("EXP-01-02-C-03..05 (v1.3)", ["EXP-01-02-C-03 (v1.3)", "EXP-01-02-C-04 (v1.3)", "EXP-01-02-C-05 (v1.3)"]),
+        ("EXP-01-06-05 (v1.3) (b)-(d)", ["EXP-01-06-05 (v1.3)"]),
+        ("EXP-01-06-05 (c) (v1.3): not as the additional action", ["EXP-01-06-05 (v1.3)"]),
+        ("EXP-01-06-05 (b) refill", ["EXP-01-06-05"]),
+        ("the cards EXP-01-M03 and f'EXP-01-M{i:02d}' are no rules", []),
+    ],
+)  # fmt: skip
+def test_EXP_01_dashed_citations_with_sections_and_editions(text, expected):
+    cites = rc.cite_dashed(text, SPEC)
+    assert (ids(cites), cites.unknown) == (expected, [])
+
+
+@needs_exp01
+def test_EXP_01_a_bare_reused_rule_interaction_id_is_ambiguous():
+    """A bare EXP-01-07-01 is Rule Interaction in EXP-01.md and the Measure System in v1.3: reported."""
+    cites = rc.cite_dashed("EXP-01-07-01", SPEC)
+    assert cites.direct == [] and cites.section == []
+    assert cites.unknown == ["EXP-01-07-01 (ambiguous: EXP-01-07-01 (Rule Interaction) or EXP-01-07-01 (v1.3))"]
+
+
+@needs_exp01
+def test_EXP_01_a_wrong_suffix_is_reported():
+    cites = rc.cite_dashed("EXP-01-09-01 (Restrictions), EXP-01-06-07 (Rule Interaction)", SPEC)
+    assert cites.direct == []
+    assert cites.unknown == ["EXP-01-09-01 (Restrictions)", "EXP-01-06-07 (Rule Interaction)"]
+
+
+@needs_exp01
+def test_EXP_01_section_citations():
+    cites = rc.cite_dashed("(EXP-01-04-B, EXP-01-06-M01..M03)", SPEC)
+    assert cites.direct == [] and cites.unknown == []
+    sections = {}
+    for rid, section in cites.section:
+        sections.setdefault(section, []).append(rid)
+    assert sections["EXP-01-04-B (v1.3)"] == [f"EXP-01-04-B-0{k} (v1.3)" for k in range(1, 7)]
+    assert sections["EXP-01-06-M01"] == [f"EXP-01-06-M01-0{k}" for k in range(1, 5)]
+    assert list(sections) == ["EXP-01-04-B (v1.3)", "EXP-01-06-M01", "EXP-01-06-M02", "EXP-01-06-M03"]
+
+
 def test_a_section_citation_is_kept_apart():
     cites = rc.cite_dashed("recycle (VAR-01-01)", SPEC)
     assert cites.direct == []
@@ -115,6 +222,32 @@ def test_an_unknown_citation_is_reported():
 )
 def test_underscored_citations(name, expected):
     assert ids(rc.cite_underscored(name, SPEC)) == expected
+
+
+@needs_exp01
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("def test_EXP_01_06_02_04_take_and_refill():", ["EXP-01-06-02", "EXP-01-06-04"]),
+        ("def test_EXP_01_06_05_v13_one_additional_action():", ["EXP-01-06-05 (v1.3)"]),
+        ("def test_EXP_01_07_04_Rule_Interaction_no_eco():", ["EXP-01-07-04 (Rule Interaction)"]),
+        ("def test_EXP_01_06_02_Restrictions_control():", ["EXP-01-06-02 (Restrictions)"]),
+        ("def test_EXP_01_06_M08_05_06_two_resorts():", ["EXP-01-06-M08-05", "EXP-01-06-M08-06"]),
+        ("def test_EXP_01_02_08_EXP_01_04_01_eco():", ["EXP-01-02-08", "EXP-01-04-01"]),
+        ("def test_EXP_01_02_C_04_labor_market():", ["EXP-01-02-C-04 (v1.3)"]),
+        ("def test_EXP_01_08_M04_04_v13_this_settlement():", ["EXP-01-08-M04-04 (v1.3)"]),
+        ("def test_EXP_01_06_M06_v13_self_deficit():", []),  # a section; "v13" is the edition here
+    ],
+)
+def test_EXP_01_underscored_citations(name, expected):
+    cites = rc.cite_underscored(name, SPEC)
+    assert (ids(cites), cites.unknown) == (expected, [])
+
+
+@needs_exp01
+def test_EXP_01_an_underscored_section_with_an_edition_word_falls_back_to_the_section():
+    cites = rc.cite_underscored("def test_EXP_01_06_M06_v13_self_deficit():", SPEC)
+    assert {section for _, section in cites.section} == {"EXP-01-06-M06"}
 
 
 def test_test_citations_are_reported_per_test_function(tmp_path, monkeypatch):
@@ -161,14 +294,34 @@ def test_rule_is_implemented_ruled_or_a_definition(coverage, rid):
 
 
 def test_engine_citations_name_real_rules(coverage):
+    """Also: no ambiguous EXP-01 citation (a bare EXP-01-07-01..04) and no wrong section suffix."""
     engine = [(where, bad) for where, bad in coverage.unknown if not where.startswith(("test", "R", "BC-"))]
-    assert engine == [], "citations in bc_env/rules that name no rule of CORE-01.md"
+    assert engine == [], "citations in bc_env/rules that name no rule of the spec"
+
+
+@needs_exp01
+def test_EXP_01_every_rule_of_both_texts_is_cited_ruled_or_a_definition(coverage):
+    """The per-rule test above, summed up per EXP-01 text (both editions are required)."""
+    for name in EXP01_RULES:
+        missing = [r.id for r in SPEC.of(name) if rc._status(SPEC, coverage, r.id) == "gap"]
+        assert sorted(set(missing) - set(KNOWN_GAPS)) == [], f"{name}: not cited, ruled or a definition"
+
+
+@needs_exp01
+def test_EXP_01_engine_cites_the_reused_and_the_v13_rules_with_their_suffix(coverage):
+    for rid in ("EXP-01-06-02 (Restrictions)", "EXP-01-07-01 (Rule Interaction)", "EXP-01-06-05 (v1.3)"):
+        assert [w for w in coverage.code.get(rid, []) if "(§" not in w], f"{rid}: no direct citation in bc_env/rules"
 
 
 def test_rulings_are_read(coverage):
     assert "R3" in coverage.rulings["CORE-01-04-05"]
     assert "R1" in coverage.rulings["CORE-01-00-T03"]  # "CORE-01-00-07..11, T01..T05"
     assert "BC-13" in coverage.rulings["CORE-01-04-12"]
+    if HAS_EXP01:
+        assert "R20" in coverage.rulings["EXP-01-06-03"]
+        assert "BC-20" in coverage.rulings["EXP-01-06-05 (v1.3)"]  # "EXP-01-06-01..05 (v1.3)"
+        assert "BC-22" in coverage.rulings["EXP-01-06-M05-03"]  # "EXP-01-06-M02-03/04, -M05-03/04"
+        assert "BC-32" in coverage.rulings["EXP-01-02-C-07 (v1.3)"]
 
 
 # ---------------------------------------------------------------------------- the report
@@ -177,9 +330,15 @@ def test_rulings_are_read(coverage):
 def test_parse_table_ignores_order_and_the_fired_column(coverage):
     plain = rc.render(SPEC, coverage)
     lines = plain.splitlines()
-    start = lines.index(rc.TABLE_HEAD) + 2
-    end = start + len(SPEC.ids)
-    shuffled = lines[:start] + list(reversed(lines[start:end])) + lines[end:]
+    heads = [i for i, line in enumerate(lines) if line == rc.TABLE_HEAD]
+    assert len(heads) == len(SPEC.sources) == (3 if HAS_EXP01 else 1)  # one table per spec file
+    shuffled = list(lines)
+    for head in heads:
+        start = end = head + 2
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        shuffled[start:end] = reversed(lines[start:end])
+    assert shuffled != lines
     assert rc.parse_table("\n".join(shuffled)) == rc.parse_table(plain)
     counts = rc.Counter({"CORE-01-04-04": 5})
     with_fired = rc.render(SPEC, coverage, (counts, ["core-2p"], 1))
@@ -189,11 +348,29 @@ def test_parse_table_ignores_order_and_the_fired_column(coverage):
 
 
 def test_fired_mode_counts_the_rules_in_the_event_log():
-    counts, presets = rc.fired_counts(1)
+    counts, presets = rc.fired_counts(1, spec=SPEC)
     assert "core-4p" in presets and "core-4p-hex" in presets
+    assert {"exp01-2p", "exp01-4p", "exp01-6p", "exp01-v1.3-4p"} <= set(presets)
     assert counts["CORE-01-03-01"] == len(presets)  # one setup event per game
     assert counts["CORE-01-09-03"] == len(presets)  # one game-over event per game
     assert counts["CORE-01-04-04"] >= counts["CORE-01-04-05"] > 0  # draws and placements
+    if HAS_EXP01:
+        # EXP-01-03-03 (measure-setup, once per game) is a rule of both texts: counted per edition.
+        assert counts["EXP-01-03-03"] == 3 and counts["EXP-01-03-03 (v1.3)"] == 1
+        assert counts["EXP-01-06-02"] > 0  # TakeMeasure
+
+
+@needs_exp01
+def test_fired_mode_reads_event_rules_per_edition():
+    """additional-action logs the bare v1.3 ID EXP-01-06-05; it is counted for the v1.3 rule."""
+    assert rc.event_rule(SPEC, {"type": "additional-action", "rule": "EXP-01-06-05"}, "v1.3") == "EXP-01-06-05 (v1.3)"
+    assert rc.event_rule(SPEC, {"type": "measure-refill", "rule": "EXP-01-06-04"}, "v1.3") == "EXP-01-06-04"
+    assert rc.event_rule(SPEC, {"type": "measure-setup", "rule": "EXP-01-03-03"}, "v1.3") == "EXP-01-03-03 (v1.3)"
+    assert rc.event_rule(SPEC, {"type": "measure-setup", "rule": "EXP-01-03-03"}, "standalone") == "EXP-01-03-03"
+    assert rc.event_rule(SPEC, {"type": "measure-effect", "rule": "EXP-01-08-M02-05"}, "v1.3") == (
+        "EXP-01-08-M02-05 (v1.3)"
+    )
+    assert rc.event_rule(SPEC, {"type": "pass", "rule": "RULINGS-R7"}, "") == "RULINGS-R7"
 
 
 def test_check_mode(tmp_path):
@@ -211,4 +388,6 @@ def test_rule_coverage_doc_is_up_to_date():
     current = rc.parse_table(doc.read_text(encoding="utf-8"))
     fresh = rc.parse_table(rc.build(str(SPEC_DIR)))
     stale = sorted(rid for rid in set(current) | set(fresh) if current.get(rid) != fresh.get(rid))
-    assert not stale, f"docs/rule-coverage.md is out of date for {stale[:10]}...: run python tools/rule_coverage.py"
+    assert not stale, (
+        f"docs/rule-coverage.md is out of date for {stale[:10]}...: run python tools/rule_coverage.py --fired 30"
+    )

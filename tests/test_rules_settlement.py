@@ -131,6 +131,8 @@ def test_bc02_empty_bank_produces_nothing():
 class _Blockade(Modifier):
     """A test-only prohibition (the core game registers no modifiers): production of the tile at ``cell``."""
 
+    kinds = frozenset({"production"})
+
     def prohibits(self, game, active, effect):
         return effect.kind == "production" and effect.tile == dict(active.data)["cell"]
 

@@ -17,7 +17,9 @@ import os
 import platform
 import random
 import shutil
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -467,6 +469,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
     callback = TrainerCallback(cfg, rules, run_dir, state, progress)
     interrupted = False
     start = time.time()
+    _interrupt_on_sigterm()
     try:
         remaining = cfg.total_steps - model.num_timesteps
         if remaining > 0:
@@ -518,6 +521,17 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         f"({last['heuristic']['games']} games each); bot: {summary['policy']}"
     )
     return summary
+
+
+def _interrupt_on_sigterm() -> None:
+    """SIGTERM (and SIGINT, even where a background shell ignores it) stops training like Ctrl-C: with a checkpoint."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
 
 
 def _logger(run_dir: Path) -> Any:

@@ -18,6 +18,11 @@ Speed: the absolute (observer-independent) board planes are kept per game and up
 engine's event log (``game.events`` only grows); an event the encoder does not know, a different
 game object or a rewound log triggers a full rebuild from the state, so the result never depends on
 the path. A test checks incremental == rebuilt over random games on every preset.
+
+Expansions: version 1 covers EXP-01 too. Its features (the ECO resort in every per-resort view, the
+Labor Market and the Investment Program, the Measure market, hands, play counters, active effects,
+the new decisions ``target`` / ``exchange``) appear only when an expansion is active; without one the
+layout and every value are exactly the core encoding (a test pins digests of core encodings).
 """
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ from typing import Any
 import numpy as np
 
 from bc_env.rules import PHASE_NAMES, Game, RulesConfig
+from bc_env.rules import effects as _fx
 from bc_env.rules.components import GRASSROOTS, HOTSPOT, LOBBYIST, RESORT, build_catalogue
+from bc_env.rules.expansions import build_measures
+from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 
 ENCODER_VERSION = 1
@@ -46,19 +54,36 @@ RES_LINEAR = 8.0
 RES_LOG_BITS = 6.0
 #: Paid-so-far counts per resort are divided by this (a Grassroots text pays at most 6).
 PAID_SCALE = 6.0
+#: Kinds of the pending effect: the core game's, then those that only an expansion's pipeline has.
 _EFFECT_KINDS = ("formalize", "convert")
+_EFFECT_KINDS_EXP = _EFFECT_KINDS + ("place", "move", "take", "play")
+#: The core game's decisions (the first six of the engine's PHASE_NAMES; ``target`` and ``exchange``
+#: exist only with an expansion, so the core ``phase`` view keeps its six entries).
+CORE_PHASES = ("place_tile", "political", "move_to", "pay", "gain", "over")
+assert PHASE_NAMES[: len(CORE_PHASES)] == CORE_PHASES
 _PH_GAIN, _PH_OVER = PHASE_NAMES.index("gain"), PHASE_NAMES.index("over")
+_PH_EXCHANGE = PHASE_NAMES.index("exchange")
+#: Zones of a MeasureCard (EXP-01-02-16), in the order of the ``measure_zone`` view.
+MEASURE_ZONES = ("draw_pile", "open", "hand", "recycle_pile", "final_discard")
+#: Timing keys of active effects (``effects.TIMINGS``), in the order of the ``effect_until`` view.
+EFFECT_TIMINGS = _fx.TIMINGS
 
 # Events whose effect on the tracked board data is known; anything else forces a rebuild.
 _NO_BOARD_CHANGE = frozenset(
     ("setup", "start-player", "starting-influence", "discard", "pass", "pay", "formalize", "convert", "settlement",
-     "produce", "game-over", "draw-pile-empty", "production-prohibited")
+     "produce", "game-over", "draw-pile-empty", "production-prohibited",
+     # EXP-01: the Measure lifecycle, durations and the Investment Program exchange touch no tracked plane.
+     "measure-setup", "take-measure", "measure-refill", "measure-not-refilled", "measure-recycle", "play-measure",
+     "measure-effect", "measure-recycled", "measure-final-discard", "effect-expired", "effect-consumed",
+     "additional-action", "investment-exchange", "investment-declined")
 )  # fmt: skip
+# Events that mark a Hotspot resolved without moving Influence (v1.3 Labor Market, EXP-01-02-C-03..07).
+_RESOLVES_ONLY = frozenset(("labor-market", "labor-market-capped"))
 
 
-def tile_type_key(spec: Any) -> tuple[int, int, int, int, str]:
+def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:
     """Tiles of one key are indistinguishable for the DrawPile composition."""
-    return (spec.kind, spec.resort, spec.value, spec.text, spec.label)
+    return (spec.kind, spec.resort, spec.value, spec.text, spec.label, spec.special)
 
 
 class Encoder:
@@ -78,9 +103,24 @@ class Encoder:
         N = self.num_cells = topo.num_cells
         self.cap = config.influence_cap
         self.max_neighbors = 6 if config.topology == "hex" else 4
+        # Expansion state (EXP-01): Measure cards, decks, tiles with their own text. All empty in the core game.
+        self.expansion = ex = bool(config.exp01 or config.exp02 or config.exp03)
+        self.measures = measures = build_measures(config) if ex else ()
+        self.card_names: tuple[str, ...] = tuple(m.key for m in measures)
+        self.decks: tuple[str, ...] = tuple(dict.fromkeys(m.deck for m in measures))
+        self.specials: tuple[str, ...] = tuple(dict.fromkeys(spec.special for spec in cat if spec.special))
+        #: Active-effect ids with a view of their own (a Measure's lasting effect has its card key as id).
+        self.effect_ids: tuple[str, ...] = self.card_names
+        #: The effect ids whose effect targets a Board tile (one ``measure_target`` plane each).
+        self.tile_target_ids: tuple[str, ...] = tuple(
+            m.key for m in measures if m.target != NO_TARGET and m.target not in PLAYER_TARGETS
+        )
+        self.phase_names: tuple[str, ...] = PHASE_NAMES if ex else CORE_PHASES
+        self.effect_kinds: tuple[str, ...] = _EFFECT_KINDS_EXP if ex else _EFFECT_KINDS
+        self._effect_index = {k: i for i, k in enumerate(self.effect_kinds)}
 
         # ---------------------------------------------------------------- tile types (pile composition)
-        keys: list[tuple[int, int, int, int, str]] = []
+        keys: list[tuple[int, int, int, int, str, str]] = []
         names: list[str] = []
         type_of = np.full(len(cat), -1, dtype=np.int64)
         for spec in cat[1:]:  # the Start Committee is never in the DrawPile (CORE-01-02-02)
@@ -115,6 +155,8 @@ class Encoder:
             ("control", P),
             ("reserved_planes", RESERVED_PLANES),
         ]
+        if ex:  # expansion planes follow the core ones (the core channels keep their rows)
+            channels += [("tile_special", len(self.specials)), ("measure_target", len(self.tile_target_ids))]
         spec_map: dict[str, tuple[int, tuple[int, ...]]] = {}
         row = 0
         rows: dict[str, int] = {}
@@ -133,10 +175,12 @@ class Encoder:
             + [f"lobbyist/{k}" for k in range(P)]
             + [f"control/{k}" for k in range(P)]
             + [f"reserved_planes/{k}" for k in range(RESERVED_PLANES)]
+            + ([f"tile_special/{x}" for x in self.specials] + [f"measure_target/{x}" for x in self.tile_target_ids])
         )
 
         # ---------------------------------------------------------------- non-board vector
-        vector: list[tuple[str, tuple[int, ...], str]] = [  # (name, shape, player axis: "" / "p")
+        # (name, shape, player axis: "" none / "p" the first axis / "q" the last axis)
+        vector: list[tuple[str, tuple[int, ...], str]] = [
             ("hand_kind", (len(HAND_KINDS),), ""),
             ("hand_resort", (R,), ""),
             ("hand_value", (1,), ""),
@@ -159,12 +203,37 @@ class Encoder:
             ("discard_size", (1,), ""),
             ("round", (1,), ""),
             ("turn_in_round", (1,), ""),
-            ("phase", (len(PHASE_NAMES),), ""),
-            ("effect_kind", (len(_EFFECT_KINDS),), ""),
+            ("phase", (len(self.phase_names),), ""),
+            ("effect_kind", (len(self.effect_kinds),), ""),
             ("paid", (R,), ""),
             ("gain_options", (R,), ""),
             ("reserved", (RESERVED_VECTOR,), ""),
         ]
+        Cm, D, E, S = len(measures), len(self.decks), len(self.effect_ids), len(self.specials)
+        exp_vector: list[tuple[str, tuple[int, ...], str]] = []
+        if ex:  # expansion views follow the core ones
+            exp_vector = [
+                ("hand_special", (S,), ""),
+                ("measure_zone", (Cm, len(MEASURE_ZONES)), ""),
+                ("measure_hand", (P, Cm), "p"),
+                ("hand_size", (P,), "p"),
+                ("measure_plays", (Cm,), ""),
+                ("measure_piles", (D, 4), ""),
+                ("measure_played", (P,), "p"),
+                ("additional_action", (1,), ""),
+                ("pending_card", (Cm,), ""),
+                ("pending_target_player", (P,), "p"),
+                ("pending_gain", (R,), ""),
+                ("exchange_options", (R,), ""),
+                ("effect_count", (E,), ""),
+                ("effect_owner", (E, P), "q"),
+                ("effect_target_player", (E, P), "q"),
+                ("effect_until", (E, len(EFFECT_TIMINGS)), ""),
+                ("effect_turns_left", (E,), ""),
+                ("effect_waiting", (E,), ""),
+                ("effect_used", (E,), ""),
+            ]
+            vector += exp_vector
         off = 0
         voff: dict[str, int] = {}
         for name, shape, _axis in vector:
@@ -191,12 +260,15 @@ class Encoder:
         self._vec_perm = []
         for o in range(P):
             perm = np.arange(NB, dtype=np.intp)
+            rel = [(o + k) % P for k in range(P)]
             for name, shape, axis in vector:
-                if axis:
-                    start = voff[name]
-                    inner = int(np.prod(shape[1:]))
-                    block = np.arange(P * inner).reshape(P, inner) + start
-                    perm[start : start + P * inner] = block[[(o + k) % P for k in range(P)]].ravel()
+                start, size = voff[name], int(np.prod(shape))
+                if axis == "p":
+                    block = np.arange(size).reshape(P, size // P) + start
+                    perm[start : start + size] = block[rel].ravel()
+                elif axis == "q":
+                    block = np.arange(size).reshape(size // P, P) + start
+                    perm[start : start + size] = block[:, rel].ravel()
             self._vec_perm.append(perm)
         self._offsets = (
             voff["hand_kind"], voff["hand_resort"], voff["hand_value"], voff["supply"], voff["deployed"],
@@ -225,6 +297,19 @@ class Encoder:
         set_scale("round", 1.0 / self._max_round)
         set_scale("turn_in_round", 1.0 / P)
         set_scale("paid", 1.0 / PAID_SCALE)
+        if ex:
+            set_scale("hand_size", 1.0 / HAND_LIMIT)
+            set_scale("measure_plays", 1.0 / MAX_PLAYS)
+            deck_sizes = [sum(1 for m in measures if m.deck == d) for d in self.decks]
+            set_scale("measure_piles", np.repeat(1.0 / np.asarray(deck_sizes, dtype=np.float64), 4))
+            set_scale("effect_count", 1.0 / MAX_PLAYS)
+            set_scale("effect_turns_left", 1.0 / (2 * P))
+            self._xoff = {name: voff[name] for name, _, _ in exp_vector}
+            self._effect_row = {k: i for i, k in enumerate(self.effect_ids)}
+            self._target_row = {k: i for i, k in enumerate(self.tile_target_ids)}
+            self._player_target = {m.key: m.target in PLAYER_TARGETS for m in measures}
+            self._special_index = {x: i for i, x in enumerate(self.specials)}
+            self._timing_index = {t: i for i, t in enumerate(EFFECT_TIMINGS)}
         self._scale = scale
         self._zero_list = [0.0] * NB
         self._finite_bank = config.bank_stock is not None
@@ -254,6 +339,8 @@ class Encoder:
         self._row_control = rows["control"] * N
         self._idx_move_source = rows["move_source"] * N
         self._idx_effect_tile = rows["effect_tile"] * N
+        self._row_special = rows.get("tile_special", 0) * N
+        self._row_target = rows.get("measure_target", 0) * N
         self._pile = [0] * T
         self._game: Game | None = None
         self._events: list[dict[str, Any]] | None = None
@@ -280,8 +367,20 @@ class Encoder:
         if pend is not None:  # decision context on the board (out is a fresh copy)
             if pend["kind"] == "move":
                 out[self._idx_move_source + pend["from"]] = 1.0
+                tile = pend.get("tile", -1)  # a Move with a cost (expansions): its destination
             else:
-                out[self._idx_effect_tile + pend["tile"]] = 1.0
+                tile = pend["tile"]  # -1: no ContextTile (TakeMeasure, a PlayMeasure without a tile target)
+            if tile >= 0:
+                out[self._idx_effect_tile + tile] = 1.0
+        if self.expansion and game.active_effects:
+            # The Board tiles targeted by active effects (observer-independent; out is a fresh copy).
+            rows, base, N = self._target_row, self._row_target, self.num_cells
+            for a in game.active_effects:
+                row = rows.get(a.id)
+                if row is not None:
+                    cell = a.get("cell", -1)
+                    if cell is not None and cell >= 0:
+                        out[base + row * N + cell] = 1.0
         return out
 
     def encode_into(self, game: Game, observer: int, out: np.ndarray) -> None:
@@ -352,17 +451,131 @@ class Encoder:
         v[o_turn] = g.turns_in_round
         v[o_phase + phase] = 1.0
         pend = g.pending
-        if pend is not None and pend["kind"] != "move":
-            v[o_effect_kind + _EFFECT_KINDS.index(pend["kind"])] = 1.0
-            for r in pend["paid"]:
-                if v[o_paid + r] < PAID_SCALE:
-                    v[o_paid + r] += 1.0
-            if phase == _PH_GAIN:
-                for r in pend["gains"]:
-                    v[o_gain + r] = 1.0
+        if pend is not None:
+            kind = pend["kind"]
+            paid = pend.get("paid")
+            # A core Move (decision move_to) is no effect yet; with an expansion a Move can have a cost.
+            if kind != "move" or paid is not None:
+                v[o_effect_kind + self._effect_index[kind]] = 1.0
+                if paid:
+                    for r in paid:
+                        if v[o_paid + r] < PAID_SCALE:
+                            v[o_paid + r] += 1.0
+                if phase == _PH_GAIN:
+                    for r in pend["gains"]:
+                        v[o_gain + r] = 1.0
+        if self.expansion:
+            self._vector_exp(g, v)
         arr = np.array(v, dtype=np.float32)[self._vec_perm[observer]]
         arr *= self._scale
         return arr
+
+    def _vector_exp(self, g: Game, v: list[float]) -> None:
+        """The expansion features (EXP-01), raw and in absolute seat order, into ``v``."""
+        x = self._xoff
+        if g.drawn >= 0:
+            special = self.catalogue[g.drawn].special
+            if special:
+                v[x["hand_special"] + self._special_index[special]] = 1.0
+        # The Measure zones (EXP-01-02-16); hands are public (RULINGS R19), the draw pile order is not read.
+        Cm = len(self.card_names)
+        nz = len(MEASURE_ZONES)
+        o_zone, o_piles = x["measure_zone"], x["measure_piles"]
+        for d in range(len(self.decks)):
+            zones = (g.m_draw[d], g.m_open[d], None, g.m_recycle[d], g.m_final[d])
+            for z, cards in enumerate(zones):
+                if cards:
+                    for k in cards:
+                        v[o_zone + k * nz + z] = 1.0
+                    v[o_piles + d * 4 + (z if z < 2 else z - 1)] = len(cards)
+        o_hand, o_size = x["measure_hand"], x["hand_size"]
+        for p, hand in enumerate(g.hands):
+            if hand:
+                v[o_size + p] = len(hand)
+                for k in hand:
+                    v[o_zone + k * nz + 2] = 1.0
+                    v[o_hand + p * Cm + k] = 1.0
+        o_plays = x["measure_plays"]
+        for k, n in enumerate(g.m_count):
+            if n:
+                v[o_plays + k] = n if n < MAX_PLAYS else MAX_PLAYS
+        # EXP-01-06-18: who has played a Measure this round; v1.3 EXP-01-06-05: the additional action.
+        o_played, rnd = x["measure_played"], g.round
+        for p, r in enumerate(g.m_round):
+            if r == rnd:
+                v[o_played + p] = 1.0
+        if g.extra:
+            v[x["additional_action"]] = 1.0
+        pend = g.pending
+        if pend is not None:
+            card = pend.get("card", -1)
+            if card >= 0:
+                v[x["pending_card"] + card] = 1.0
+            target = pend.get("target", -1)
+            if target >= 0:
+                v[x["pending_target_player"] + target] = 1.0
+            if g.phase == _PH_EXCHANGE:  # EXP-01-05-03/04: the gain chosen, the exchanges on offer
+                v[x["pending_gain"] + pend["gain"]] = 1.0
+                for r in pend["exchanges"]:
+                    v[x["exchange_options"] + r] = 1.0
+        if g.active_effects:
+            self._effects_exp(g, v)
+
+    def _effects_exp(self, g: Game, v: list[float]) -> None:
+        """Active effects by id: count, owner, target player, timing, turns left, waiting, usage flag."""
+        x = self._xoff
+        P = self.num_players
+        rows = self._effect_row
+        nt = len(EFFECT_TIMINGS)
+        o_count, o_owner, o_target = x["effect_count"], x["effect_owner"], x["effect_target_player"]
+        o_until, o_left = x["effect_until"], x["effect_turns_left"]
+        o_wait, o_used = x["effect_waiting"], x["effect_used"]
+        cap = 2 * P
+        for a in g.active_effects:
+            e = rows.get(a.id)
+            if e is None:
+                continue  # an effect without a view of its own (none in EXP-01)
+            if v[o_count + e] < MAX_PLAYS:
+                v[o_count + e] += 1.0
+            v[o_owner + e * P + a.owner] = 1.0
+            if self._player_target.get(a.id):
+                q = a.get("target", a.get("player", -1))  # Budget Deficit: "target"; Investment Freeze: "player"
+                if q is not None and q >= 0:
+                    v[o_target + e * P + q] = 1.0
+            v[o_until + e * nt + self._timing_index[a.until]] = 1.0
+            left = self._turns_left(g, a)
+            if left > cap:
+                left = cap
+            if left > v[o_left + e]:
+                v[o_left + e] = left
+            if a.from_round > g.round:
+                v[o_wait + e] = 1.0
+            if a.get("used"):
+                v[o_used + e] = 1.0
+
+    def _turns_left(self, g: Game, a: Any) -> int:
+        """Turns until ``a`` expires, the current turn included (large for permanent / consumed effects).
+
+        The windows are those of ``effects.expire`` as the game calls it: END_OF_TURN at the end of this
+        turn, END_OF_ROUND / END_OF_SETTLEMENT at the Round Settlement of round ``max(round, from_round)``,
+        END_OF_PLAYER_TURN at the end of ``data["player"]``'s next turn after the one it was created in
+        (docs/rulings.md BC-28..30), OWNER_NEXT_TURN when the owner's next turn begins.
+        """
+        P = self.num_players
+        until = a.until
+        if until == _fx.END_OF_TURN:
+            return 1
+        if until == _fx.END_OF_ROUND or until == _fx.END_OF_SETTLEMENT:
+            later = a.from_round - g.round
+            return P - g.turns_in_round + (later * P if later > 0 else 0)
+        if until == _fx.END_OF_PLAYER_TURN:
+            q = a.get("player", -1)
+            if q == g.active and a.get("turn", -1) < g.turn:
+                return 1
+            return ((q - g.active) % P or P) + 1
+        if until == _fx.OWNER_NEXT_TURN:
+            return (a.owner - g.active) % P or P
+        return 4 * P  # permanent, until consumed: saturates
 
     # ------------------------------------------------------------------ board tracking
     # The absolute planes live in ``self._board`` (C, N); ``self._flat`` is the same memory, flat.
@@ -403,8 +616,11 @@ class Encoder:
             elif t == "hotspot-resolved":
                 w[resolved + e["cell"]] = 1.0
                 self._influence_changed(g, e["cell"], w, dirty)
-            elif t in ("hotspot-no-majority", "hotspot-no-supply"):
+            elif t in ("hotspot-no-majority", "hotspot-no-supply") or t in _RESOLVES_ONLY:
                 w[resolved + e["cell"]] = 1.0
+            elif t == "measure-applied":  # EXP-01-06-M01-04: a blocked Hotspot is resolved, nothing moves
+                if e.get("kind") == "hotspot":
+                    w[resolved + e["cell"]] = 1.0
             else:
                 self._rebuild(g)
                 return
@@ -448,6 +664,8 @@ class Encoder:
         if spec.kind == RESORT:
             w[self._row_resort + spec.resort * N + c] = 1.0
             w[self._row_value + c] = spec.value / 5.0
+        elif spec.special:  # Labor Market, Investment Program (EXP-01-02-10/13)
+            w[self._row_special + self._special_index[spec.special] * N + c] = 1.0
         # The placement frontier (RULINGS R3) changes only at the placed cell and its neighbours.
         f = self._row_frontier
         in_frontier = g.in_frontier

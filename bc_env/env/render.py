@@ -1,13 +1,17 @@
 """A picture of the board as a ``uint8`` array ``(H, W, 3)``, drawn with NumPy only.
 
 * tiles are filled by type: ResortTiles in their resort's colour (brighter = higher printed value,
-  and one small white pip per point of value along the top), the Start Committee gold, Committees
-  purple, Grassroots brown, Lobbyists grey, Hotspots red (a resolved Hotspot is dark red with an X);
+  and one small white pip per point of value along the top; ECO tiles are lime), the Start Committee
+  gold, Committees purple, Grassroots brown, Lobbyists grey, Hotspots red (a resolved Hotspot is dark
+  red with an X); EXP-01's Labor Market is a pink Hotspot (also crossed out once resolved) and the
+  Investment Program a teal System Tile, both with a lime (ECO) pip;
 * Influence: one coloured dot per Influence object, one row per seat, in the seat's colour;
 * the controller of a tile (``game.controller``) is drawn as an outline in its colour;
+* a tile targeted by an active effect (a Measure such as Economic Stimulus) carries a small square in
+  the colour of the effect's owner in its lower left corner;
 * during a tile placement the legal placement cells are lighter; the status bar below the board
-  shows each seat's colour with its supply as dots (the seat to decide is underlined) and, on the
-  right, the tile in hand.
+  shows each seat's colour with its supply as dots and its Measure hand as small white cards (the
+  seat to decide is underlined) and, on the right, the tile in hand.
 
 The pixel geometry (which pixel belongs to which cell, the cell edges) is computed once per table
 and cached, so a frame costs one palette lookup plus a few stamps.
@@ -21,7 +25,7 @@ from functools import cache
 import numpy as np
 
 from bc_env.rules import Game
-from bc_env.rules.components import HOTSPOT, RESORT
+from bc_env.rules.components import HOTSPOT, INVESTMENT_PROGRAM, LABOR_MARKET, RESORT
 from bc_env.rules.topology import Topology
 
 BACKGROUND = (24, 24, 30)
@@ -37,6 +41,12 @@ KIND_COLOURS = (
     (90, 90, 90),  # system
 )
 RESOLVED_HOTSPOT = (105, 35, 35)
+#: Tiles with their own text (EXP-01-02-10/13).
+SPECIAL_COLOURS = {
+    LABOR_MARKET: (225, 95, 160),  # a Hotspot: pink
+    INVESTMENT_PROGRAM: (40, 150, 150),  # a System Tile: teal
+}
+CARD_COLOUR = (240, 240, 240)
 RESORT_COLOURS = (
     (70, 110, 210),  # DOM
     (60, 165, 90),  # FOR
@@ -163,6 +173,8 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
             palette[c] = np.clip(base * (0.55 + 0.11 * spec.value), 0, 255).astype(np.uint8)
         elif spec.kind == HOTSPOT and game.resolved[c]:
             palette[c] = RESOLVED_HOTSPOT
+        elif spec.special:
+            palette[c] = SPECIAL_COLOURS.get(spec.special, KIND_COLOURS[spec.kind])
         else:
             palette[c] = KIND_COLOURS[spec.kind]
     board = palette[geo.label_index]
@@ -175,6 +187,18 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
     pip = _disc(max(px / 20.0, 1.0))
     step = max(2.0 * dot_r + 1.5, 3.0)
     row_h = min(step, (0.62 * px) / max(P, 1))
+    # Tiles targeted by active effects: a square in the owner's colour in the lower left corner (under the
+    # Influence dots drawn next).
+    mark = max(int(px * 0.2), 3)
+    for a in game.active_effects:
+        c = a.get("cell", -1)
+        if c is None or c < 0:
+            continue
+        cx, cy = geo.centres[c]
+        x0, y0 = int(cx - 0.32 * px), int(cy + 0.32 * px) - mark
+        board[max(y0 - 1, 0) : y0 + mark + 1, max(x0 - 1, 0) : x0 + mark + 1] = (0, 0, 0)
+        board[y0 : y0 + mark, x0 : x0 + mark] = PLAYER_COLOURS[a.owner % len(PLAYER_COLOURS)]
+
     for c in game.board:
         spec = catalogue[game.tile_at[c]]
         cx, cy = geo.centres[c]
@@ -184,6 +208,8 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
         if spec.kind == RESORT:  # value pips along the top
             for k in range(spec.value):
                 _stamp(board, pip, cx + (k - (spec.value - 1) / 2.0) * (px / 7.0), cy - 0.3 * px, (255, 255, 255))
+        if spec.special:  # an expansion tile: a pip in the ECO colour
+            _stamp(board, pip, cx, cy - 0.3 * px, RESORT_COLOURS[3])
         if spec.kind == HOTSPOT and game.resolved[c]:
             half = 0.22 * px
             for t in np.linspace(-half, half, max(int(2 * half), 2)):
@@ -204,7 +230,7 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
                 _stamp(board, ring, x, y, (0, 0, 0))
                 _stamp(board, dot, x, y, PLAYER_COLOURS[p % len(PLAYER_COLOURS)])
 
-    # Status bar: seats with their supply, the seat to decide underlined, the tile in hand.
+    # Status bar: seats with their supply and Measure hand, the seat to decide underlined, the tile in hand.
     bar_h = max(px, 16)
     bar = np.empty((bar_h, geo.width, 3), dtype=np.uint8)
     bar[:] = BACKGROUND
@@ -216,6 +242,11 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
         bar[3 : bar_h // 2, x0 : x0 + max(bar_h // 3, 4)] = colour
         for k in range(min(game.supply[p], 12)):
             _stamp(bar, dot, x0 + bar_h // 3 + 4 + k * step, bar_h // 4 + 1, colour)
+        if game.measures:  # the Measure hand (public, RULINGS R19): one small card each
+            cw = max(bar_h // 5, 3)
+            for k in range(len(game.hands[p])):
+                xc = x0 + bar_h // 3 + 4 + k * (cw + 3)
+                bar[bar_h // 2 + 1 : bar_h - 7, xc : xc + cw] = CARD_COLOUR
         if p == current:
             bar[bar_h - 5 : bar_h - 2, x0 : int(x0 + slot - 4)] = (255, 255, 255)
     if game.drawn >= 0:

@@ -18,6 +18,11 @@ from .errors import ConfigError
 #: Resorts in canonical order. CORE-01-02-04A defines the first three; each expansion adds one
 #: (EXP-01-00-03 ECO, EXP-02-00-03 SEC, EXP-03-00-03 CLM).
 ALL_RESORTS = ("DOM", "FOR", "INF", "ECO", "SEC", "CLM")
+# ECO (EXP-01-01-01..08 / EXP-01-01-01..06 (v1.3)) is one more resort that behaves like the others: every
+# "any resort" cost slot accepts it and it counts as a distinct resort for "different resorts"
+# (EXP-01-07-01..03 (Rule Interaction) / EXP-01-10-01/02 (v1.3)); it exists only while EXP-01 is active
+# (EXP-01-01-08, EXP-01-07-04 (Rule Interaction) / EXP-01-01-06, EXP-01-10-03 (v1.3)). Its Resources live
+# in the same zones as the others: supplies, Bank, Noise (EXP-01-02-17).
 
 TOPOLOGIES = ("square", "hex")
 EDITIONS = ("standalone", "v1.3")

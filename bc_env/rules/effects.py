@@ -19,7 +19,18 @@ of resort indices; :func:`payment_options` lists every payment that satisfies a 
 
 Durations are :class:`ActiveEffect` records in the game state with an ``until`` timing key; the
 game calls :func:`expire` at each timing point. Expansions register modifier handlers by effect id in
-``MODIFIERS``; the core game registers none.
+``MODIFIERS``; the core game registers none. A handler names the effect ``kinds`` it can touch, so an
+effect only collects the handlers that matter to it.
+
+Substitutions (Economic Council, Supplemental Budget) are *cost variants*: alternative total costs
+offered next to the standard one (:func:`cost_variants`); the payer's options are the union of the
+payments of every variant, and a payment counts as using a substitution only when no earlier variant
+(the standard cost first) allows it. Per-round usage flags (EXP-02-07-04, EXP-03-07-03
+``usedThisRound``) are the ``used`` entry of an ActiveEffect's data, reset by :func:`reset_round_flags`
+right after each Round Settlement.
+
+Output modifiers run in stages (CORE-01-06-16 (a), EXP-01-04-B-01..04, EXP-03-10-04): changes of the
+printed value (floor 0, EXP-01-06-M04-05), doubling, output modifiers, then the floor of 0.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .game import Game
@@ -53,18 +64,34 @@ END_OF_SETTLEMENT = "end_of_settlement"  # "during this Round Settlement"
 OWNER_NEXT_TURN = "owner_next_turn"  # "until the beginning of your next turn"
 CONSUMED = "consumed"  # "until consumed": removed by its handler
 PERMANENT = "permanent"
-TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUMED, PERMANENT)
+#: Until the end of the next turn of player ``data["player"]`` that begins after the effect was created
+#: (``data["turn"]``): the window of docs/rulings.md BC-29 (Investment Freeze), BC-28 (Economic Council) and
+#: BC-30 (Supplemental Budget).
+END_OF_PLAYER_TURN = "end_of_player_turn"
+# EXP-01-07-06/07 (v1.3): these are the timing windows; END_OF_PLAYER_TURN is the window of the rulings above.
+TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUMED, PERMANENT, END_OF_PLAYER_TURN)
+
+# Output stages (CORE-01-06-16 (a) 1-3, EXP-01-04-B-01..03).
+STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
+
+#: The effect kinds of Political Actions (CORE-01-04-09, EXP-01-06-01).
+POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play"))
 
 
-@dataclass(frozen=True)
-class Effect:
-    """One effect about to resolve: what it is, who owns it and its ContextTile (CORE-01-06-00-04)."""
+class Effect(NamedTuple):
+    """One effect about to resolve: what it is, who owns it and its ContextTile (CORE-01-06-00-04).
+
+    A NamedTuple (immutable, and cheap to build in the hot paths of legal-action generation)."""
 
     kind: str
     actor: int
     #: ContextTile as a cell, or -1 for null (CORE-01-06-00-05).
     tile: int
     base_cost: Cost = FREE
+    #: The Measure card (global card id) of a TakeMeasure / PlayMeasure, else -1.
+    card: int = -1
+    #: The targeted player of a PlayMeasure that targets a player, else -1.
+    target: int = -1
 
 
 @dataclass(frozen=True)
@@ -91,9 +118,28 @@ class ActiveEffect:
     def from_dict(cls, d: dict[str, Any]) -> ActiveEffect:
         return cls(d["id"], d["owner"], d["until"], d.get("from_round", 0), tuple(sorted(d["data"].items())))
 
+    def get(self, key: str, default: Any = None) -> Any:
+        for k, v in self.data:
+            if k == key:
+                return v
+        return default
+
+    def with_data(self, **changes: Any) -> ActiveEffect:
+        data = dict(self.data)
+        data.update(changes)
+        return ActiveEffect(self.id, self.owner, self.until, self.from_round, tuple(sorted(data.items())))
+
 
 class Modifier:
     """What an active effect contributes to an effect's resolution. Override what applies."""
+
+    #: The effect kinds this handler can touch; other effects never collect it.
+    kinds: frozenset[str] = frozenset()
+    #: Whether, for political kinds, the answer depends on the ContextTile or the targeted player (else one
+    #: check per decision serves every tile / target).
+    tile_sensitive: bool = False
+    #: Whether extra cost slots it adds are "imposed by a Measure" (EXP-01-08-M10-05).
+    measure: bool = False
 
     def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
         return False
@@ -101,60 +147,224 @@ class Modifier:
     def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
         return FREE
 
+    def substitutes(
+        self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost, imposed: tuple[int, ...]
+    ) -> list[Cost]:
+        """Alternative total costs for ``cost`` (``imposed``: indices of slots imposed by Measures)."""
+        return []
+
+    def substitution_used(self, game: Game, active: ActiveEffect, index: int, effect: Effect) -> None:
+        """Called when a payment needed this handler's substitution (e.g. set the usage flag)."""
+
+    def forbids_conversion(self, game: Game, active: ActiveEffect, effect: Effect, paid: Payment, gain: int) -> bool:
+        """Whether converting the Resources ``paid`` into ``gain`` is prohibited (EXP-01-06-M03-03)."""
+        return False
+
+    def stage(self, active: ActiveEffect) -> int:
+        return STAGE_OUTPUT
+
     def output(self, game: Game, active: ActiveEffect, effect: Effect, amount: int) -> int:
         return amount
+
+    def rule(self, game: Game, active: ActiveEffect) -> str:
+        """The rule ID cited when this effect applies."""
+        return active.id
 
 
 #: Modifier handlers by ActiveEffect id; the expansions register theirs here.
 MODIFIERS: dict[str, Modifier] = {}
 
 
-def collect_modifiers(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect]]:
-    """Step 1. The Start Committee ignores every external modifier (CORE-01-08-06, -06A)."""
+def _collect(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect, int]]:
     if not game.active_effects or effect.tile == game.topo.centre:
         return []
     out = []
-    for active in game.active_effects:
-        if active.from_round <= game.round:
+    kind = effect.kind
+    rnd = game.round
+    for i, active in enumerate(game.active_effects):
+        if active.from_round <= rnd:
             handler = MODIFIERS.get(active.id)
-            if handler is not None:
-                out.append((handler, active))
+            if handler is not None and kind in handler.kinds:
+                out.append((handler, active, i))
     return out
 
 
-def effect_cost(game: Game, effect: Effect) -> Cost | None:
-    """Steps 1-3: the total cost of ``effect``, or None when a prohibition applies."""
-    mods = collect_modifiers(game, effect)
+def collect_modifiers(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect]]:
+    """Step 1. The Start Committee ignores every external modifier (CORE-01-08-06, -06A)."""
+    return [(h, a) for h, a, _ in _collect(game, effect)]
+
+
+def tile_sensitive(game: Game, kind: str) -> bool:
+    """Whether any active modifier of effects of ``kind`` depends on the ContextTile."""
+    for active in game.active_effects:
+        handler = MODIFIERS.get(active.id)
+        if handler is not None and handler.tile_sensitive and kind in handler.kinds:
+            return True
+    return False
+
+
+def prohibited_by(game: Game, effect: Effect) -> ActiveEffect | None:
+    """Step 2: the first active effect that prohibits ``effect`` (EXP-02-02-D), or None."""
+    for handler, active, _ in _collect(game, effect):
+        if handler.prohibits(game, active, effect):
+            return active
+    return None
+
+
+def cost_variants(game: Game, effect: Effect) -> list[tuple[Cost, int]] | None:
+    """Steps 1-3: the total costs ``effect`` may be paid by, as ``(cost, i)`` pairs.
+
+    The first pair is the standard total cost (base plus every extra cost, stacking additively,
+    EXP-02-04-B-02) with ``i = -1``; each further pair is a substitution offered by
+    ``game.active_effects[i]``. None when a prohibition applies (nothing is paid, EXP-02-02-D-02).
+    """
+    mods = _collect(game, effect)
     if not mods:
-        return effect.base_cost
-    cost = effect.base_cost
-    for handler, active in mods:
+        return [(effect.base_cost, -1)]
+    for handler, active, _ in mods:
         if handler.prohibits(game, active, effect):
             return None
-    for handler, active in mods:
-        cost = cost + handler.extra_cost(game, active, effect)
-    return cost
+    cost = effect.base_cost
+    imposed: list[int] = []
+    for handler, active, _ in mods:
+        extra = handler.extra_cost(game, active, effect)
+        if extra:
+            if handler.measure:
+                imposed.extend(range(len(cost), len(cost) + len(extra)))
+            cost = cost + extra
+    variants = [(cost, -1)]
+    seen = {tuple(sorted(cost))}
+    for handler, active, i in mods:
+        for alt in handler.substitutes(game, active, effect, cost, tuple(imposed)):
+            alt = tuple(sorted(alt))
+            if alt not in seen:
+                seen.add(alt)
+                variants.append((alt, i))
+    return variants
 
 
-def effect_output(game: Game, effect: Effect, amount: int) -> int:
-    """Step 5: apply output modifiers, then the floor of 0 (CORE-01-06-16 (a) 3-4)."""
-    for handler, active in collect_modifiers(game, effect):
-        amount = handler.output(game, active, effect, amount)
-    return max(amount, 0)
+def effect_cost(game: Game, effect: Effect) -> Cost | None:
+    """Steps 1-3: the standard total cost of ``effect``, or None when a prohibition applies."""
+    variants = cost_variants(game, effect)
+    return None if variants is None else variants[0][0]
+
+
+def payment_options_for(game: Game, effect: Effect) -> list[Payment]:
+    """Step 4's options: every payment of any cost variant the actor's supply can pay in full."""
+    variants = cost_variants(game, effect)
+    if variants is None:
+        return []
+    supply = game.resources_of(effect.actor)
+    if len(variants) == 1:
+        return affordable(variants[0][0], supply)
+    found: set[Payment] = set()
+    for cost, _ in variants:
+        found.update(affordable(cost, supply))
+    # docs/rulings.md BC-28: a payment that pays another payment plus more is never offered (it buys the
+    # same effect dearer), so no payment is a proper prefix of another (BC-05 needs no "done" decision).
+    return [pay for pay in sorted(found) if not any(_sub_multiset(other, pay) for other in found if other != pay)]
+
+
+def _sub_multiset(small: Payment, big: Payment) -> bool:
+    if len(small) >= len(big):
+        return False
+    rest = list(big)
+    for r in small:
+        if r not in rest:
+            return False
+        rest.remove(r)
+    return True
+
+
+def use_payment(game: Game, effect: Effect, pay: Payment) -> None:
+    """After payment: tell the substitution a payment needed (the first variant allowing it) it was used."""
+    variants = cost_variants(game, effect)
+    if variants is None or len(variants) == 1:
+        return
+    supply = game.resources_of(effect.actor)
+    for cost, i in variants:
+        if pay in affordable(cost, supply):
+            if i >= 0:
+                active = game.active_effects[i]
+                MODIFIERS[active.id].substitution_used(game, active, i, effect)
+            return
+
+
+def conversion_forbidden(game: Game, effect: Effect, paid: Payment, gain: int) -> bool:
+    """Whether an active effect forbids converting ``paid`` into ``gain`` (EXP-01-06-M03-03)."""
+    for handler, active, _ in _collect(game, effect):
+        if handler.forbids_conversion(game, active, effect, paid, gain):
+            return True
+    return False
+
+
+def effect_output(game: Game, effect: Effect, amount: int, log: bool = False) -> int:
+    """Step 5: output modifiers by stage, then the floor of 0 (CORE-01-06-16 (a), EXP-01-04-B-01..04).
+
+    After the printed-value stage the value is floored at 0 (EXP-01-06-M04-05). With ``log`` every
+    modifier that changes the amount logs a ``measure-applied`` event citing its rule.
+    """
+    mods = _collect(game, effect)
+    if not mods:
+        return max(amount, 0)
+    for stage in (STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT):
+        for handler, active, _ in mods:
+            if handler.stage(active) == stage:
+                new = handler.output(game, active, effect, amount)
+                if stage == STAGE_PRINTED:
+                    new = max(new, 0)  # EXP-01-06-M04-05: printed value has a minimum of 0
+                if log and new != amount:
+                    game.log("measure-applied", handler.rule(game, active), id=active.id, owner=active.owner,
+                             kind=effect.kind, cell=effect.tile, before=amount, after=new)  # fmt: skip
+                amount = new
+    return max(amount, 0)  # CORE-01-06-16 (a) 4, EXP-01-04-05, EXP-01-06-M02-05
+
+
+def _ends(active: ActiveEffect, timing: str, player: int | None, turn: int) -> bool:
+    if active.until != timing:
+        return False
+    if timing == OWNER_NEXT_TURN:
+        return player is None or active.owner == player
+    if timing == END_OF_PLAYER_TURN:
+        return active.get("player") == player and active.get("turn", -1) < turn
+    return True
 
 
 def expire(game: Game, timing: str, owner: int | None = None) -> None:
-    """Remove the durations that end at ``timing`` (for OWNER_NEXT_TURN: only ``owner``'s)."""
+    """Remove the durations that end at ``timing``.
+
+    ``owner`` is the player whose turn begins (OWNER_NEXT_TURN: only that owner's effects) or ends
+    (END_OF_PLAYER_TURN: the effects keyed to that player, except during the turn they were created in).
+    """
     if not game.active_effects:
         return
     keep = []
     for active in game.active_effects:
-        ends = active.until == timing and (owner is None or active.owner == owner)
-        if ends and active.from_round <= game.round:
+        if _ends(active, timing, owner, game.turn) and active.from_round <= game.round:
             game.log("effect-expired", "EXP-01-07-06", id=active.id, owner=active.owner)
         else:
             keep.append(active)
     game.active_effects = keep
+
+
+def consume(game: Game, player: int) -> None:
+    """EXP-01-06-M06-07: after a Political Action attempt by ``player``, consume the CONSUMED effects on them."""
+    if not game.active_effects:
+        return
+    keep = []
+    for active in game.active_effects:
+        if active.until == CONSUMED and active.get("target") == player:
+            game.log("effect-consumed", "EXP-01-06-M06-07", id=active.id, owner=active.owner, target=player)
+        else:
+            keep.append(active)
+    game.active_effects = keep
+
+
+def reset_round_flags(game: Game) -> None:
+    """EXP-02-07-04 / EXP-03-07-03: usedThisRound resets right after each Round Settlement."""
+    if not game.active_effects:
+        return
+    game.active_effects = [a.with_data(used=False) if a.get("used") else a for a in game.active_effects]
 
 
 # ---------------------------------------------------------------------------- payments
@@ -199,6 +409,25 @@ def affordable(cost: Cost, supply: list[int] | tuple[int, ...]) -> list[Payment]
             pay for pay, counts in payment_options(cost, len(supply)) if all(c <= s for c, s in zip(counts, supply))
         ]
     return list(got)
+
+
+@lru_cache(maxsize=4096)
+def base_parts(pay: Payment, base: Cost, extra: Cost, n_resorts: int) -> tuple[Payment, ...]:
+    """The payments of ``base`` that, taken out of ``pay``, leave a payment of ``extra`` (sorted)."""
+    extra_pays = {p for p, _ in payment_options(extra, n_resorts)}
+    out = []
+    for b, _ in payment_options(base, n_resorts):
+        rest = list(pay)
+        ok = True
+        for r in b:
+            if r in rest:
+                rest.remove(r)
+            else:
+                ok = False
+                break
+        if ok and tuple(rest) in extra_pays:
+            out.append(b)
+    return tuple(out)
 
 
 def next_choices(options: list[Payment], prefix: list[int]) -> list[int]:

@@ -6,7 +6,14 @@ One pending decision at a time, owned by ``current_player`` (RULINGS R23). The d
 * ``political``: the turn's one Political Action (CORE-01-04-09, RULINGS R7);
 * ``move_to``: the destination of a Move (CORE-01-04-12, RULINGS R10);
 * ``pay``: the next Resource of a payment, when the cost leaves a choice (RULINGS R18);
-* ``gain``: the resort a ConvertResources takes from the Bank (CORE-01-04-22, RULINGS R16).
+* ``gain``: the resort a ConvertResources takes from the Bank (CORE-01-04-22, RULINGS R16);
+* ``target``: the target of a Measure (a tile or a player; EXP-01-06-M01-02 and the like);
+* ``exchange``: the optional Investment Program exchange after a ConvertResources (EXP-01-05-03/04).
+
+With an expansion, every Political Action resolves through the effect pipeline of ``effects.py``
+(ContextTile, prohibitions, total cost with extra costs and substitutions, payment decisions,
+post-payment choices, atomic execution); in the core game Place and Move cost nothing and go straight
+to execution. The Measure lifecycle (EXP-01-06-02..19, RULINGS R20/R21) is generic per deck.
 
 An effect's choices (payment, gain) are collected first and executed at once at the end, so a
 half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one Resource at a
@@ -18,34 +25,88 @@ from __future__ import annotations
 
 import operator
 from bisect import bisect_left, insort
-from typing import Any
+from typing import Any, Required, TypedDict, cast
 
 import numpy as np
 
 from . import effects
 from .actions import CONVERT, FORMALIZE, MOVE_FROM, MOVE_TO, PLACE, ActionLayout
-from .components import COMMITTEE, GRASSROOTS, HOTSPOT, LOBBYIST, RESORT, START, TileSpec, build_catalogue
+from .components import (
+    COMMITTEE,
+    GRASSROOTS,
+    HOTSPOT,
+    INVESTMENT_PROGRAM,
+    LABOR_MARKET,
+    LOBBYIST,
+    RESORT,
+    START,
+    TileSpec,
+    build_catalogue,
+)
 from .config import GrassrootsText, RulesConfig
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
+from .expansions import build_measures
+from .expansions.measures import (
+    HAND_LIMIT,
+    MAX_PLAYS,
+    NO_TARGET,
+    OPEN_MEASURES,
+    PLAYER_TARGETS,
+    RESOLVERS,
+    MeasureSpec,
+    target_cells,
+    target_players,
+)
 from .rng import Rng
 from .topology import Topology, get_topology
 
-PH_PLACE_TILE, PH_POLITICAL, PH_MOVE_TO, PH_PAY, PH_GAIN, PH_OVER = range(6)
+PH_PLACE_TILE, PH_POLITICAL, PH_MOVE_TO, PH_PAY, PH_GAIN, PH_OVER, PH_TARGET, PH_EXCHANGE = range(8)
 _STARTING_RULE = {2: "CORE-01-03-04", 3: "CORE-01-03-05", 4: "CORE-01-03-06", 5: "ADD56-01-02-01", 6: "ADD56-01-02-02"}
-PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over")
+PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "target", "exchange")
 
-_SHARED_CACHE: dict[RulesConfig, tuple[Topology, tuple[TileSpec, ...], ActionLayout]] = {}
+_Shared = tuple[Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...]]
+_SHARED_CACHE: dict[RulesConfig, _Shared] = {}
 
 
-def _shared(config: RulesConfig) -> tuple[Topology, tuple[TileSpec, ...], ActionLayout]:
-    """Immutable per-configuration data (topology, catalogue, layout), built once."""
+def _shared(config: RulesConfig) -> _Shared:
+    """Immutable per-configuration data (topology, catalogue, layout, Measure cards, decks), built once."""
     got = _SHARED_CACHE.get(config)
     if got is None:
         topo = get_topology(config.topology, config.table_size)
-        got = (topo, build_catalogue(config), ActionLayout(topo, config.resorts))
+        measures = build_measures(config)
+        decks = tuple(dict.fromkeys(m.deck for m in measures))
+        layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players)
+        got = (topo, build_catalogue(config), layout, measures, decks)
         _SHARED_CACHE[config] = got
     return got
+
+
+#: ``Game.pending``: the half-decided Political Action behind a ``move_to`` / ``pay`` / ``gain`` / ``target`` /
+#: ``exchange`` decision. A plain dict at run time; which keys are present depends on ``kind`` ("move",
+#: "formalize", "convert", "place", "take", "play"). ``from``: the source cell of a Move; ``tile``: the
+#: ContextTile cell (-1: null); ``paid``: the Resources paid so far (resort indices, ascending); ``options``:
+#: the complete payments still possible; ``gains`` / ``gain`` / ``exchanges``: the resorts a ConvertResources
+#: may gain, the one gained and the Investment Program exchanges; ``card`` / ``target`` / ``targets``: the
+#: Measure card of a TakeMeasure / PlayMeasure, the targeted player (-1: none) and the target actions.
+#: (Functional syntax because ``from`` is a keyword.)
+Pending = TypedDict(
+    "Pending",
+    {
+        "kind": Required[str],
+        "from": int,
+        "tile": int,
+        "paid": list[int],
+        "options": list[Payment],
+        "gains": list[int],
+        "gain": int,
+        "exchanges": list[int],
+        "card": int,
+        "target": int,
+        "targets": list[int],
+    },
+    total=False,
+)
 
 
 def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
@@ -63,7 +124,71 @@ class Game:
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
         "turn", "phase", "pending", "events", "active_effects", "_legal", "_winners",
+        "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
+        "m_round", "extra", "invest_cells", "eco",
     )  # fmt: skip
+
+    # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
+    # clash with __slots__). Shared, immutable per configuration (see _shared):
+    config: RulesConfig
+    topo: Topology
+    catalogue: tuple[TileSpec, ...]
+    layout: ActionLayout
+    measures: tuple[MeasureSpec, ...]
+    decks: tuple[str, ...]
+    deck_of: list[int]
+    num_players: int
+    num_resorts: int
+    cap: int
+    eco: int
+    # Tiles and the board (per cell unless noted; cells ascending in the derived lists).
+    rng: Rng
+    draw_pile: list[int]
+    discard: list[int]
+    drawn: int
+    tile_at: list[int]
+    kind_at: list[int]
+    board: list[int]
+    nonstart: list[int]
+    frontier: list[int]
+    in_frontier: list[bool]
+    committees: list[int]
+    grassroots: list[int]
+    resort_cells: list[int]
+    invest_cells: list[int]
+    resolved: list[bool]
+    # Influence and Resources (``infl``: cell * num_players + player; ``res``: player * num_resorts + resort).
+    infl: list[int]
+    supply: list[int]
+    on_board: list[int]
+    created: list[int]
+    deployed: list[int]
+    starting: list[int]
+    start_used: list[bool]
+    res: list[int]
+    bank: list[int]
+    noise: list[int]
+    # Turn flow and the pending decision.
+    round: int
+    turns_in_round: int
+    active: int
+    start_player: int
+    turn: int
+    phase: int
+    pending: Pending | None
+    events: list[dict[str, Any]]
+    active_effects: list[ActiveEffect]
+    _legal: list[int] | None
+    _winners: list[int] | None
+    # Measure zones per deck, hands per player, counters per card (EXP-01).
+    m_draw: list[list[int]]
+    m_open: list[list[int]]
+    m_recycle: list[list[int]]
+    m_final: list[list[int]]
+    hands: list[list[int]]
+    m_count: list[int]
+    m_round: list[int]
+    extra: bool
 
     # ------------------------------------------------------------------ construction
     def __init__(self) -> None:  # use Game.new / Game.from_dict
@@ -71,15 +196,14 @@ class Game:
 
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
-        if config.exp01 or config.exp02 or config.exp03:
-            names = [n for n, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02),
-                                     ("EXP-03", config.exp03)) if on]  # fmt: skip
+        if config.exp02 or config.exp03:
+            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
             raise NotImplementedRuleError(
                 f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
             )
         g = object.__new__(cls)
         g.config = config
-        g.topo, g.catalogue, g.layout = _shared(config)
+        g.topo, g.catalogue, g.layout, g.measures, g.decks = _shared(config)
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -118,6 +242,20 @@ class Game:
         g.active_effects = []
         g._legal = None
         g._winners = None
+        # Measure zones per deck (EXP-01-02-15/16, EXP-01-02-E-01 (v1.3), CORE-01-00-12, RULINGS R20); empty
+        # without expansions.
+        nd = len(g.decks)
+        g.deck_of = [g.decks.index(m.deck) for m in g.measures]
+        g.m_draw = [[] for _ in range(nd)]  # MeasureDrawPile (hidden order, top = end; RULINGS R19)
+        g.m_open = [[] for _ in range(nd)]  # OpenMeasures (ascending card id)
+        g.m_recycle = [[] for _ in range(nd)]  # MeasureRecyclePile
+        g.m_final = [[] for _ in range(nd)]  # MeasureFinalDiscard
+        g.hands = [[] for _ in range(p)]  # PlayerHand (ascending card id)
+        g.m_count = [0] * len(g.measures)  # play counters (EXP-01-06-11, -17)
+        g.m_round = [0] * p  # round of each player's last PlayMeasure (EXP-01-06-18); 0 = none
+        g.extra = False  # v1.3: the additional Political Action after PlayMeasure (EXP-01-06-05 (v1.3))
+        g.invest_cells = []
+        g.eco = config.resorts.index("ECO") if config.exp01 else -1
         return g
 
     @classmethod
@@ -143,6 +281,16 @@ class Game:
             g.starting[p] = g.supply[p] = amount
             rule = "VAR-01-02-02" if amount < config.starting_influence else _STARTING_RULE[g.num_players]
             g.log("starting-influence", rule, player=p, amount=amount)
+        for d, deck in enumerate(g.decks):
+            # EXP-01-03-02/03: shuffle the deck into its MeasureDrawPile, then three OpenMeasures. Starting
+            # Influence and the turn structure stay as they are (EXP-01-03-04/05, both texts).
+            pile = [k for k in range(len(g.measures)) if g.deck_of[k] == d]
+            g.rng.shuffle(pile)
+            g.m_draw[d] = pile
+            for _ in range(OPEN_MEASURES):
+                insort(g.m_open[d], pile.pop())
+            g.log("measure-setup", "EXP-01-03-03", deck=deck, open=[g.measures[k].key for k in g.m_open[d]],
+                  draw_pile=len(pile))  # fmt: skip
         g._start_turn()
         return g
 
@@ -222,13 +370,25 @@ class Game:
         if phase == PH_PLACE_TILE:
             self._place_drawn_tile(a)
         elif phase == PH_POLITICAL:
-            if a == self.layout.pass_:
+            lay = self.layout
+            if a == lay.pass_:
                 self.log("pass", "RULINGS-R7", player=self.active)
+                if self.active_effects:
+                    effects.consume(self, self.active)  # docs/rulings.md BC-26: the failed attempt
                 self._end_turn()
+                return
+            if a > lay.pass_:
+                if a < lay.play:  # EXP-01-06-02: TakeMeasure
+                    self._begin_effect("take", -1, card=a - lay.take)
+                else:  # EXP-01-06-07: PlayMeasure
+                    self._begin_play(a - lay.play)
                 return
             kind, cell = divmod(a, n)
             if kind == PLACE:
-                self._place_influence(cell)
+                if self.active_effects:
+                    self._begin_effect("place", cell)
+                else:
+                    self._place_influence(cell)
             elif kind == MOVE_FROM:
                 self.pending = {"kind": "move", "from": cell}
                 self.phase = PH_MOVE_TO
@@ -237,11 +397,25 @@ class Game:
             else:
                 self._begin_effect("convert", cell)
         elif phase == PH_MOVE_TO:
-            self._move_influence(self.pending["from"], a - MOVE_TO * n)  # type: ignore[index]
+            pend = self.pending
+            assert pend is not None
+            src = pend["from"]
+            if self.active_effects:
+                self._begin_effect("move", a - MOVE_TO * n, src=src)
+            else:
+                self._move_influence(src, a - MOVE_TO * n)
         elif phase == PH_PAY:
             self._pay_choice(a - self.layout.pay)
         elif phase == PH_GAIN:
             self._gain_choice(a - self.layout.gain)
+        elif phase == PH_TARGET:
+            self._choose_target(a)
+        elif phase == PH_EXCHANGE:
+            pend = self.pending
+            assert pend is not None
+            lay = self.layout
+            exchange = -1 if a == lay.decline else a - lay.exchange
+            self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange)
 
     def clone(self) -> Game:
         """An independent copy (the shared immutable catalogue and layout are not copied)."""
@@ -284,11 +458,26 @@ class Game:
         g.turn = self.turn
         g.phase = self.phase
         p = self.pending
-        g.pending = None if p is None else {k: (v[:] if isinstance(v, list) else v) for k, v in p.items()}
+        g.pending = (
+            None if p is None else cast("Pending", {k: (v[:] if isinstance(v, list) else v) for k, v in p.items()})
+        )
         g.events = self.events[:]
         g.active_effects = self.active_effects[:]
         g._legal = self._legal
         g._winners = self._winners
+        g.measures = self.measures
+        g.decks = self.decks
+        g.deck_of = self.deck_of
+        g.m_draw = [z[:] for z in self.m_draw]
+        g.m_open = [z[:] for z in self.m_open]
+        g.m_recycle = [z[:] for z in self.m_recycle]
+        g.m_final = [z[:] for z in self.m_final]
+        g.hands = [h[:] for h in self.hands]
+        g.m_count = self.m_count[:]
+        g.m_round = self.m_round[:]
+        g.extra = self.extra
+        g.invest_cells = self.invest_cells[:]
+        g.eco = self.eco
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -377,8 +566,8 @@ class Game:
         """CORE-01-08-02/03, RULINGS R11: every player has deployed their Starting Influence."""
         return all(d >= s for d, s in zip(self.deployed, self.starting))
 
-    def effect_for(self, kind: str, cell: int, player: int) -> Effect:
-        """The effect a Political Action via ``cell`` would resolve (ContextTile = cell)."""
+    def effect_for(self, kind: str, cell: int, player: int, card: int = -1, target: int = -1) -> Effect:
+        """The effect a Political Action would resolve, with its ContextTile ``cell`` (-1: null)."""
         if kind == "formalize":
             # CORE-01-06-00-05 (a): ContextTile is the Committee.
             base = effects.START_COMMITTEE_COST if cell == self.topo.centre else effects.STANDARD_COMMITTEE_COST
@@ -386,6 +575,14 @@ class Game:
         if kind == "convert":
             text = self.grassroots_text(cell)
             return Effect("convert", player, cell, _recipe_cost(text, self.num_resorts))
+        if kind in ("place", "move"):
+            # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination.
+            return Effect(kind, player, cell)
+        if kind == "take":
+            return Effect("take", player, -1, effects.FREE, card=card)  # CORE-01-06-00-05 (e): null
+        if kind == "play":
+            # EXP-01-06-08: the printed cost; CORE-01-06-00-05 (b): a targeted tile is the ContextTile.
+            return Effect("play", player, cell, self.measures[card].cost, card=card, target=target)
         raise ValueError(kind)
 
     def grassroots_text(self, cell: int) -> GrassrootsText:
@@ -393,10 +590,11 @@ class Game:
 
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
-        cost = effects.effect_cost(self, effect)
-        if cost is None:
-            return []  # prohibited (EXP-02-02-D)
-        options = effects.affordable(cost, self.resources_of(effect.actor))
+        if not self.active_effects:
+            options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
+        else:
+            # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
+            options = effects.payment_options_for(self, effect)
         if effect.kind == "convert":
             options = [pay for pay in options if self._gain_options(effect, pay)]
         return options
@@ -411,14 +609,38 @@ class Game:
             return self._political_options()
         if phase == PH_MOVE_TO:
             base = MOVE_TO * lay.n
-            src = self.pending["from"]  # type: ignore[index]
+            pend = self.pending
+            assert pend is not None
+            src = pend["from"]
+            if self.active_effects:  # only destinations whose total cost can be paid (CORE-01-06-00-03)
+                return [base + c for c in self._payable_cells("move", self.nonstart, self.active) if c != src]
             return [base + c for c in self.nonstart if c != src]  # RULINGS R10
         if phase == PH_PAY:
             pend = self.pending
-            return [lay.pay + r for r in effects.next_choices(pend["options"], pend["paid"])]  # type: ignore[index]
+            assert pend is not None
+            return [lay.pay + r for r in effects.next_choices(pend["options"], pend["paid"])]
         if phase == PH_GAIN:
-            return [lay.gain + r for r in self.pending["gains"]]  # type: ignore[index]
+            pend = self.pending
+            assert pend is not None
+            return [lay.gain + r for r in pend["gains"]]
+        if phase == PH_TARGET:
+            pend = self.pending
+            assert pend is not None
+            return list(pend["targets"])
+        if phase == PH_EXCHANGE:
+            pend = self.pending
+            assert pend is not None
+            # EXP-01-05-03/04 / EXP-01-05-01/02 (v1.3): exchange into a resort, or decline (optional).
+            return [lay.exchange + r for r in pend["exchanges"]] + [lay.decline]
         return []
+
+    def _payable_cells(self, kind: str, cells: list[int], player: int) -> list[int]:
+        """The cells whose Place / Move effect ``player`` can pay (with active modifiers only)."""
+        if not cells:
+            return []
+        if not effects.tile_sensitive(self, kind):  # the same total cost on every tile: check once
+            return cells[:] if self.payment_choices(Effect(kind, player, cells[0])) else []
+        return [c for c in cells if self.payment_choices(Effect(kind, player, c))]
 
     def _placement_cells(self, tile: int) -> list[int]:
         """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08)."""
@@ -429,24 +651,30 @@ class Game:
         n = self.layout.n
         out: list[int] = []
         nonstart = self.nonstart
+        slow = bool(self.active_effects)  # modifiers in force: every action's total cost is checked
         # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
         # CORE-01-08-06B: the Start Committee never takes Influence (nonstart excludes it).
         if self.supply[p] > 0 and nonstart:
             base = PLACE * n
-            out.extend([base + c for c in nonstart])
+            out.extend([base + c for c in (self._payable_cells("place", nonstart, p) if slow else nonstart)])
         # CORE-01-04-12, RULINGS R10, docs/rulings.md BC-13: Move one own Influence elsewhere.
         if len(nonstart) >= 2 and self.on_board[p] > 0:
             base = MOVE_FROM * n
             infl, np_ = self.infl, self.num_players
-            out.extend([base + c for c in nonstart if infl[c * np_ + p]])
+            if slow:
+                dests = self._payable_cells("move", nonstart, p)
+                out.extend([base + c for c in nonstart if infl[c * np_ + p] and any(d != c for d in dests)])
+            else:
+                out.extend([base + c for c in nonstart if infl[c * np_ + p]])
         # CORE-01-04-13..19: FormalizeInfluence via a Committee, once the gate is open (CORE-01-08-02)
         # and while the result stays within the cap (CORE-01-08-01, RULINGS R12).
         if self.committees and self.supply[p] + self.on_board[p] < self.cap and self.formalize_gate_open():
             base = FORMALIZE * n
             centre = self.topo.centre
             need_control = self.config.action_tiles_require_control
-            # Without active modifiers every tile of one kind costs the same: check each cost once.
-            same_cost: dict[bool, bool] | None = None if self.active_effects else {}
+            # Without tile-dependent modifiers every tile of one kind costs the same: check each cost once.
+            uniform = not slow or not effects.tile_sensitive(self, "formalize")
+            same_cost: dict[bool, bool] | None = {} if uniform else None
             for c in self.committees:
                 start = c == centre
                 if start:
@@ -465,7 +693,8 @@ class Game:
         if self.grassroots:
             base = CONVERT * n
             need_control = self.config.action_tiles_require_control
-            by_text: dict[int, bool] | None = None if self.active_effects else {}
+            uniform = not slow or not effects.tile_sensitive(self, "convert")
+            by_text: dict[int, bool] | None = {} if uniform else None
             catalogue, tile_at = self.catalogue, self.tile_at
             for c in self.grassroots:
                 if need_control and self.controller(c) != p:
@@ -478,8 +707,53 @@ class Game:
                         by_text[text] = ok
                 if ok:
                     out.append(base + c)
+        if self.measures:
+            self._measure_options(p, out)
         if not out:
             out.append(self.layout.pass_)  # RULINGS R7
+        return out
+
+    def _measure_options(self, p: int, out: list[int]) -> None:
+        """TakeMeasure and PlayMeasure, the two added Political Actions (EXP-01-00-05, EXP-01-06-01,
+        EXP-01-06-01 (v1.3), RULINGS R20/R21), appended in layout order."""
+        lay = self.layout
+        # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
+        if len(self.hands[p]) < HAND_LIMIT:
+            cards = sorted(k for deck in self.m_open for k in deck)
+            if self.active_effects:  # TakeMeasure costs nothing of its own; modifiers may add a cost
+                cards = [k for k in cards if self.payment_choices(self.effect_for("take", -1, p, k))]
+            out.extend([lay.take + k for k in cards])
+        # EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20: one PlayMeasure per round over all decks;
+        # EXP-01-06-05 (c) (v1.3): not as the additional Political Action.
+        if self.hands[p] and not self.extra and self.m_round[p] != self.round:
+            for k in self.hands[p]:
+                if self._play_targets(k, p, first=True):  # docs/rulings.md BC-20: playable only
+                    out.append(lay.play + k)
+
+    def _play_targets(self, k: int, p: int, first: bool = False) -> list[int]:
+        """The target actions of card ``k`` whose PlayMeasure ``p`` can pay ([-1] for a card without target)."""
+        spec = self.measures[k]
+        lay = self.layout
+        if spec.target == NO_TARGET:
+            return [-1] if self.payment_choices(self.effect_for("play", -1, p, k)) else []
+        if spec.target in PLAYER_TARGETS:
+            cands = [(lay.target_player + q, -1, q) for q in target_players(self, spec.target, p)]
+        else:
+            cands = [(lay.target + c, c, -1) for c in target_cells(self, spec.target, p)]
+        if not cands:
+            return []
+        if not self.active_effects or not effects.tile_sensitive(self, "play"):
+            # The total cost does not depend on the target: check it once.
+            _, c, q = cands[0]
+            if not self.payment_choices(self.effect_for("play", c, p, k, q)):
+                return []
+            return [a for a, _, _ in cands[: 1 if first else None]]
+        out = []
+        for a, c, q in cands:
+            if self.payment_choices(self.effect_for("play", c, p, k, q)):
+                out.append(a)
+                if first:
+                    break
         return out
 
     def _illegal_message(self, a: int) -> str:
@@ -510,6 +784,8 @@ class Game:
             insort(self.grassroots, cell)
         elif spec.kind == RESORT:
             insort(self.resort_cells, cell)
+        elif spec.special == INVESTMENT_PROGRAM:
+            insort(self.invest_cells, cell)  # EXP-01-05-01: a System Tile placed on the Board
         # Incremental legal-placement frontier (RULINGS R3).
         if self.in_frontier[cell]:
             self.in_frontier[cell] = False
@@ -524,6 +800,7 @@ class Game:
         """Recompute the derived board lists from ``tile_at`` (used by from_dict)."""
         self.board, self.nonstart, self.frontier = [], [], []
         self.committees, self.grassroots, self.resort_cells = [], [], []
+        self.invest_cells = []
         self.in_frontier = [False] * self.topo.num_cells
         tiles = [(c, t) for c, t in enumerate(self.tile_at) if t >= 0]
         self.tile_at = [-1] * self.topo.num_cells
@@ -587,13 +864,33 @@ class Game:
         return all(tile_at[nb] >= 0 for nb in self.topo.neighbors[cell])
 
     def _resolve_hotspot(self, cell: int) -> None:
-        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06)."""
+        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06).
+
+        Labor Market resolves as a core Hotspot (EXP-01-02-11/12; EXP-01-06-04 (Restrictions) "ECO does not
+        alter Hotspot resolution"); in v1.3 its majority leader gains 1 new Influence instead
+        (EXP-01-02-C-03..07, docs/rulings.md BC-32).
+        """
         self.resolved[cell] = True
+        if self.active_effects:
+            # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
+            blocker = effects.prohibited_by(self, Effect("hotspot", -1, cell))
+            if blocker is not None:  # EXP-01-06-M01-04 / EXP-01-08-M01-05, docs/rulings.md BC-23
+                self.log("measure-applied", effects.MODIFIERS[blocker.id].rule(self, blocker), id=blocker.id,
+                         owner=blocker.owner, kind="hotspot", cell=cell)  # fmt: skip
+                return
         leaders = self.majority(cell)  # CORE-01-06-04 (a)
         if len(leaders) != 1:
             self.log("hotspot-no-majority", "CORE-01-05-02", cell=cell, tied=leaders)
             return
         p = leaders[0]
+        if self.catalogue[self.tile_at[cell]].special == LABOR_MARKET and self.config.exp01_edition == "v1.3":
+            if self.supply[p] + self.on_board[p] >= self.cap:  # RULINGS R12: creates nothing at the cap
+                self.log("labor-market-capped", "RULINGS-R12", cell=cell, player=p)
+                return
+            self.supply[p] += 1  # EXP-01-02-C-04/07: gain 1 Influence (a new one, into the supply)
+            self.created[p] += 1
+            self.log("labor-market", "EXP-01-02-C-04", cell=cell, player=p)
+            return
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
@@ -623,11 +920,41 @@ class Game:
         self.log("move-influence", "CORE-01-04-12", player=p, src=src, dst=dst)
         self._end_turn()
 
-    def _begin_effect(self, kind: str, cell: int) -> None:
-        effect = self.effect_for(kind, cell, self.active)
+    def _begin_effect(self, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
+        effect = self.effect_for(kind, cell, self.active, card, target)
         options = self.payment_choices(effect)  # docs/rulings.md BC-05: pay one Resource at a time
         self.pending = {"kind": kind, "tile": cell, "paid": [], "options": options}
+        if kind == "move":
+            self.pending["from"] = src
+        elif card >= 0:
+            self.pending["card"] = card
+            self.pending["target"] = target
         self._advance_payment()
+
+    def _pending_effect(self) -> Effect:
+        pend = self.pending
+        assert pend is not None
+        return self.effect_for(pend["kind"], pend["tile"], self.active, pend.get("card", -1), pend.get("target", -1))
+
+    def _begin_play(self, k: int) -> None:
+        """EXP-01-06-07: PlayMeasure of hand card ``k``; first its target (docs/rulings.md BC-20)."""
+        spec = self.measures[k]
+        if spec.target == NO_TARGET:
+            self._begin_effect("play", -1, card=k)
+            return
+        targets = self._play_targets(k, self.active)
+        self.pending = {"kind": "play", "card": k, "tile": -1, "target": -1, "targets": targets}
+        if len(targets) == 1:  # a determined choice completes by itself (as BC-05)
+            self._choose_target(targets[0])
+        else:
+            self.phase = PH_TARGET
+
+    def _choose_target(self, a: int) -> None:
+        pend = self.pending
+        assert pend is not None
+        lay = self.layout
+        tile, target = (a - lay.target, -1) if a < lay.target_player else (-1, a - lay.target_player)
+        self._begin_effect("play", tile, card=pend["card"], target=target)
 
     def _pay_choice(self, resort: int) -> None:
         pend = self.pending
@@ -650,15 +977,66 @@ class Game:
         self._payment_complete(list(left[0]))
 
     def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
-        """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03)."""
+        """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03).
+
+        With extra costs (e.g. Budget Deficit) only the Grassroots part of the payment is converted:
+        a gain is possible if some split of ``pay`` into the Grassroots payment and the extra cost allows
+        it (docs/rulings.md BC-24); Collective Bargaining may forbid converting ECO (EXP-01-06-M03-03).
+        """
         text = self.grassroots_text(effect.tile)
         finite = self.config.bank_stock is not None
+        if self.active_effects:
+            bases = self._convert_bases(effect, pay)
+            check = True
+        else:
+            bases, check = (pay,), False
         out = []
         for r in range(self.num_resorts):
-            if text.gain_rule == "different" and r in pay:
-                continue
             if finite and self.bank[r] + pay.count(r) < text.gain:
                 continue
+            for base in bases:
+                if text.gain_rule == "different" and r in base:
+                    continue
+                if check and effects.conversion_forbidden(self, effect, base, r):
+                    continue
+                out.append(r)
+                break
+        return out
+
+    def _convert_bases(self, effect: Effect, pay: Payment) -> tuple[Payment, ...]:
+        """The Grassroots parts of ``pay`` over every cost variant (see effects.base_parts)."""
+        variants = effects.cost_variants(self, effect)
+        if not variants:
+            return ()
+        n = len(effect.base_cost)
+        found: list[Payment] = []
+        for cost, _ in variants:
+            if cost[:n] != effect.base_cost:
+                continue
+            for base in effects.base_parts(pay, effect.base_cost, cost[n:], self.num_resorts):
+                if base not in found:
+                    found.append(base)
+        return tuple(found)
+
+    def _exchange_options(self, effect: Effect, pay: Payment, gain: int) -> list[int]:
+        """EXP-01-05-02..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
+        (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources."""
+        p = effect.actor
+        if not any(self.controller(c) == p for c in self.invest_cells):  # EXP-01-05-06, RULINGS R15
+            return []
+        eco, nr = self.eco, self.num_resorts
+        amount = self.grassroots_text(effect.tile).gain
+        if self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0) < 2:
+            return []
+        finite = self.config.bank_stock is not None
+        out = []
+        for r in range(nr):
+            if r == eco:
+                continue  # "a different resort"
+            if finite and self.bank[r] + pay.count(r) - (amount if gain == r else 0) < 1:
+                continue  # docs/rulings.md BC-03 applies to the exchange too
+            if effects.conversion_forbidden(self, effect, (eco, eco), r):
+                continue  # EXP-01-06-M03-03 / EXP-01-08-M03-04, docs/rulings.md BC-24
             out.append(r)
         return out
 
@@ -666,21 +1044,63 @@ class Game:
         pend = self.pending
         assert pend is not None
         pend["paid"] = pay
-        if pend["kind"] == "formalize":
+        kind = pend["kind"]
+        if kind == "formalize":
             self._execute_formalize(pend["tile"], pay)
+            return
+        if kind != "convert":
+            effect = self._pending_effect()
+            if kind == "place":
+                self._before_pay(effect, pay, "EXP-01-06-M06-05")  # only extra costs: Place is free
+                self.pending = None
+                self._place_influence(pend["tile"])
+            elif kind == "move":
+                self._before_pay(effect, pay, "EXP-01-06-M06-05")  # only extra costs: Move is free
+                self._move_influence(pend["from"], pend["tile"])
+            elif kind == "take":
+                self._execute_take(effect, pay)
+            else:
+                self._execute_play(effect, pay)
             return
         effect = self.effect_for("convert", pend["tile"], self.active)
         gains = self._gain_options(effect, tuple(pay))
         pend["gains"] = gains
         if len(gains) == 1:
-            self._execute_convert(pend["tile"], pay, gains[0])
+            self._after_gain(gains[0])
         else:
             self.phase = PH_GAIN
 
     def _gain_choice(self, resort: int) -> None:
+        self._after_gain(resort)
+
+    def _after_gain(self, gain: int) -> None:
+        """A post-payment choice of ConvertResources: the optional Investment Program exchange."""
         pend = self.pending
         assert pend is not None
-        self._execute_convert(pend["tile"], pend["paid"], resort)
+        if self.invest_cells:
+            effect = self.effect_for("convert", pend["tile"], self.active)
+            exchanges = self._exchange_options(effect, tuple(pend["paid"]), gain)
+            if exchanges:  # EXP-01-05-04 / EXP-01-05-02 (v1.3): optional, so a decision
+                pend["gain"] = gain
+                pend["exchanges"] = exchanges
+                self.phase = PH_EXCHANGE
+                return
+        self._execute_convert(pend["tile"], pend["paid"], gain)
+
+    def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
+        """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
+        p = effect.actor
+        if self.active_effects:
+            effects.use_payment(self, effect, tuple(pay))
+            for handler, active in effects.collect_modifiers(self, effect):
+                extra = handler.extra_cost(self, active, effect)
+                if extra:  # e.g. EXP-01-06-M06-04: the surcharge was part of this payment
+                    self.log("measure-applied", handler.rule(self, active), id=active.id, owner=active.owner,
+                             kind=effect.kind, player=p, extra=sum(s[0] for s in extra))  # fmt: skip
+        if pay:
+            self._pay(p, pay, rule)
+        if self.active_effects:
+            effects.consume(self, p)  # EXP-01-06-M06-07 / EXP-01-08-M06-07
 
     def _pay(self, player: int, pay: list[int], rule: str) -> None:
         """Move paid Resources from the player's supply to the Bank, all at once (RULINGS R18)."""
@@ -693,7 +1113,12 @@ class Game:
     def _execute_formalize(self, cell: int, pay: list[int]) -> None:
         p = self.active
         start = cell == self.topo.centre
-        self._pay(p, pay, "CORE-01-08-09" if start else "CORE-01-04-16")
+        rule = "CORE-01-08-09" if start else "CORE-01-04-16"
+        if self.active_effects:
+            # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
+            self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
+        else:
+            self._pay(p, pay, rule)
         if start:
             self.start_used[p] = True  # CORE-01-08-07
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
@@ -703,19 +1128,109 @@ class Game:
         self.pending = None
         self._end_turn()
 
-    def _execute_convert(self, cell: int, pay: list[int], gain: int) -> None:
+    def _execute_convert(self, cell: int, pay: list[int], gain: int, exchange: int | None = None) -> None:
+        """ConvertResources; ``exchange``: the Investment Program decision (None: not offered, -1: declined)."""
         p = self.active
         text = self.grassroots_text(cell)
-        self._pay(p, pay, "CORE-01-04-22")
-        self.res[p * self.num_resorts + gain] += text.gain
+        if self.active_effects:
+            self._before_pay(self.effect_for("convert", cell, p), pay, "CORE-01-04-22")
+        else:
+            self._pay(p, pay, "CORE-01-04-22")
+        nr = self.num_resorts
+        self.res[p * nr + gain] += text.gain
         self.bank[gain] -= text.gain
         self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
+        if exchange is not None:
+            if exchange >= 0:
+                # EXP-01-05-03/05 / EXP-01-05-01: 2 ECO to the Bank, 1 Resource of another resort from it.
+                eco = self.eco
+                self.res[p * nr + eco] -= 2
+                self.bank[eco] += 2
+                self.res[p * nr + exchange] += 1
+                self.bank[exchange] -= 1
+                self.log("investment-exchange", "EXP-01-05-03", player=p, gain=exchange)
+            else:
+                self.log("investment-declined", "EXP-01-05-04", player=p)
         self.pending = None
+        self._end_turn()
+
+    # ------------------------------------------------------------------ Measures (EXP-01-06)
+    def _execute_take(self, effect: Effect, pay: list[int]) -> None:
+        """EXP-01-06-02: one Measure from OpenMeasures into the hand, then refill (EXP-01-06-04..06)."""
+        p, k = effect.actor, effect.card
+        self._before_pay(effect, pay, "EXP-01-06-M06-05")
+        d = self.deck_of[k]
+        self.m_open[d].remove(k)
+        insort(self.hands[p], k)
+        self.log("take-measure", "EXP-01-06-02", player=p, card=self.measures[k].key)
+        self._refill(d)
+        self.pending = None
+        self._end_turn()  # EXP-01-06-04 (v1.3): TakeMeasure ends the turn immediately
+
+    def _refill(self, d: int) -> None:
+        """EXP-01-06-04..06: refill OpenMeasures to three; recycle when the MeasureDrawPile runs out."""
+        draw, open_ = self.m_draw[d], self.m_open[d]
+        while len(open_) < OPEN_MEASURES:
+            if not draw:
+                if not self.m_recycle[d]:
+                    self.log("measure-not-refilled", "EXP-01-06-06", deck=self.decks[d], open=len(open_))
+                    break
+                self._recycle_measures(d)  # EXP-01-06-05
+                draw = self.m_draw[d]
+            k = draw.pop()
+            insort(open_, k)
+            self.log("measure-refill", "EXP-01-06-04", deck=self.decks[d], card=self.measures[k].key)
+        self._recycle_measures(d)
+
+    def _recycle_measures(self, d: int) -> None:
+        """EXP-01-06-16/17, EXP-01-07-05 (v1.3), docs/rulings.md BC-21: whenever the MeasureDrawPile is empty
+        and the RecyclePile is not, the RecyclePile is shuffled into a new DrawPile (counters are kept)."""
+        if self.m_draw[d] or not self.m_recycle[d]:
+            return
+        pile = sorted(self.m_recycle[d])
+        self.m_recycle[d] = []
+        self.rng.shuffle(pile)
+        self.m_draw[d] = pile
+        self.log("measure-recycle", "EXP-01-06-16", deck=self.decks[d], cards=len(pile))
+
+    def _execute_play(self, effect: Effect, pay: list[int]) -> None:
+        """EXP-01-06-07..15: pay, resolve, count the play, move the card on."""
+        p, k = effect.actor, effect.card
+        spec = self.measures[k]
+        d = self.deck_of[k]
+        self._before_pay(effect, pay, "EXP-01-06-09")  # EXP-01-06-08/09: paid in full, to the Bank
+        self.hands[p].remove(k)
+        self.m_round[p] = self.round  # EXP-01-06-18 / EXP-01-06-02 (v1.3); TakeMeasure does not count (-19)
+        self.log("play-measure", "EXP-01-06-07", player=p, card=spec.key, tile=effect.tile, target=effect.target)
+        # EXP-01-06-10: the effect resolves immediately; its lasting part is an ActiveEffect.
+        active = RESOLVERS[spec.key](self, p, k, effect.tile, effect.target)
+        self.active_effects.append(active)
+        self.log("measure-effect", spec.rule(self.config.exp01_edition), card=spec.key, player=p,
+                 until=active.until, from_round=active.from_round, data=dict(active.data))  # fmt: skip
+        self.m_count[k] += 1  # EXP-01-06-11 / EXP-01-07-01 (v1.3); never reset (EXP-01-06-17)
+        if self.m_count[k] >= MAX_PLAYS:
+            # EXP-01-06-13..15 / EXP-01-07-03/04 (v1.3): after the second play it never returns.
+            self.m_final[d].append(k)
+            self.log("measure-final-discard", "EXP-01-06-13", card=spec.key)
+        else:
+            self.m_recycle[d].append(k)  # EXP-01-06-12 / EXP-01-07-02 (v1.3)
+            self.log("measure-recycled", "EXP-01-06-12", card=spec.key)
+        self._recycle_measures(d)
+        self.pending = None
+        if self.config.exp01 and self.config.exp01_edition == "v1.3" and not self.extra:
+            # EXP-01-00-05 (v1.3), EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action,
+            # not PlayMeasure.
+            self.extra = True
+            self.phase = PH_POLITICAL
+            self.log("additional-action", "EXP-01-06-05 (v1.3)", player=p)
+            return
         self._end_turn()
 
     def _end_turn(self) -> None:
         self.phase = PH_POLITICAL  # placeholder until the next decision is set
+        self.extra = False
         effects.expire(self, effects.END_OF_TURN)
+        effects.expire(self, effects.END_OF_PLAYER_TURN, self.active)
         self.turn += 1
         self.turns_in_round += 1
         if self.turns_in_round == self.num_players:  # CORE-01-07-01/02
@@ -726,7 +1241,9 @@ class Game:
         self._start_turn()
 
     def _round_settlement(self) -> None:
-        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01)."""
+        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01).
+
+        EXP-01-04-A-01 (v1.3): a round is the turns followed by this settlement."""
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
         finite = self.config.bank_stock is not None
@@ -739,9 +1256,10 @@ class Game:
                 continue  # CORE-01-06-17: a prohibition makes the output 0
             # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
             # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
-            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor.
-            amount = effects.effect_output(self, effect, spec.value)
-            leaders = self.majority(cell)  # CORE-01-06-16 (b)
+            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
+            # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
+            amount = effects.effect_output(self, effect, spec.value, log=True)
+            leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
             if not leaders or amount <= 0:
                 continue  # CORE-01-06-13
             r = spec.resort
@@ -758,6 +1276,7 @@ class Game:
             self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
                      resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
         effects.expire(self, effects.END_OF_SETTLEMENT)
+        effects.reset_round_flags(self)  # EXP-02-07-04 / EXP-03-07-03: usedThisRound resets
 
     def _end_game(self) -> None:
         """RULINGS R8: a final settlement if the round had begun, then the game ends."""

@@ -14,7 +14,8 @@ from .components import HOTSPOT, START
 from .config import RulesConfig
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
-from .game import PH_GAIN, PH_MOVE_TO, PH_OVER, PH_PAY, PH_PLACE_TILE, PHASE_NAMES, Game
+from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, OPEN_MEASURES, PLAYER_TARGETS
+from .game import PH_EXCHANGE, PH_GAIN, PH_MOVE_TO, PH_OVER, PH_PAY, PH_PLACE_TILE, PH_TARGET, PHASE_NAMES, Game
 from .rng import Rng
 
 SCHEMA = "balance-control-state"
@@ -49,16 +50,30 @@ def game_to_dict(g: Game) -> dict[str, Any]:
     pending: dict[str, Any] | None = None
     if g.pending is not None:
         pend = g.pending
-        if pend["kind"] == "move":
+        kind = pend["kind"]
+        if kind == "move" and g.phase == PH_MOVE_TO:
             pending = {"kind": "move", "from": topo.label(pend["from"])}
-        else:
+        elif kind in ("formalize", "convert"):
             pending = {
                 "kind": pend["kind"],
                 "tile": topo.label(pend["tile"]),
                 "paid": [resorts[r] for r in pend["paid"]],
             }
+            if g.phase == PH_EXCHANGE:
+                pending["gain"] = resorts[pend["gain"]]
+        else:  # an expansion's pipeline: Place / Move with a cost, TakeMeasure, PlayMeasure
+            pending = {"kind": kind}
+            if kind == "move":
+                pending["from"] = topo.label(pend["from"])
+            if "card" in pend:
+                pending["card"] = g.measures[pend["card"]].key
+            if g.phase != PH_TARGET:
+                pending["tile"] = topo.label(pend["tile"]) if pend["tile"] >= 0 else None
+                if kind == "play":
+                    pending["target"] = pend["target"] if pend["target"] >= 0 else None
+                pending["paid"] = [resorts[r] for r in pend["paid"]]
     # CORE-01-00-03/04: Influence lives in supplies and on the Board; Resources in supplies, Bank and Noise.
-    return {
+    out = {
         "schema": SCHEMA,
         "version": VERSION,
         "config": g.config.to_dict(),
@@ -80,6 +95,25 @@ def game_to_dict(g: Game) -> dict[str, Any]:
         "active_effects": [a.to_dict() for a in g.active_effects],
         "events": [dict(e) for e in g.events],
     }
+    if g.measures:
+        # EXP-01-02-15/16, RULINGS R20: the Measure zones per deck; hands are public (RULINGS R19).
+        keys = [m.key for m in g.measures]
+        out["measures"] = {
+            "decks": {
+                deck: {
+                    "draw_pile": [keys[k] for k in g.m_draw[d]],
+                    "open": [keys[k] for k in g.m_open[d]],
+                    "recycle_pile": [keys[k] for k in g.m_recycle[d]],
+                    "final_discard": [keys[k] for k in g.m_final[d]],
+                }
+                for d, deck in enumerate(g.decks)
+            },
+            "hands": [[keys[k] for k in hand] for hand in g.hands],
+            "play_counts": {keys[k]: g.m_count[k] for k in range(len(keys))},
+            "last_play_round": list(g.m_round),
+            "additional_action": g.extra,
+        }
+    return out
 
 
 # ---------------------------------------------------------------------------- reading
@@ -255,6 +289,15 @@ def game_from_dict(data: Any) -> Game:
     for i, a in enumerate(g.active_effects):
         if a.until not in effects.TIMINGS:
             raise StateError(f"state.active_effects[{i}].until must be one of {', '.join(effects.TIMINGS)}")
+        if a.id not in effects.MODIFIERS:
+            raise StateError(f"state.active_effects[{i}].id {a.id!r} names no known effect")
+        if not 0 <= a.owner < np_:
+            raise StateError(f"state.active_effects[{i}].owner must be a player 0..{np_ - 1}")
+
+    if g.measures:
+        _read_measures(g, _get(data, "measures", "state"))
+    elif "measures" in data:
+        raise StateError("state.measures exists only when an expansion is active")
 
     events = _list(data, "events", "state")
     if not all(isinstance(e, dict) for e in events):
@@ -269,9 +312,83 @@ def game_from_dict(data: Any) -> Game:
     return g
 
 
+def _read_measures(g: Game, m: Any) -> None:
+    """The Measure zones: every card in exactly one zone, hand limit, counters (EXP-01-06-02..19)."""
+    where = "state.measures"
+    keys = {spec.key: k for k, spec in enumerate(g.measures)}
+    seen: dict[int, str] = {}
+
+    def cards(raw: Any, zone: str, deck: str | None) -> list[int]:
+        if not isinstance(raw, list):
+            raise StateError(f"{zone} must be a list of card keys, got {raw!r}")
+        out = []
+        for key in raw:
+            k = keys.get(key) if isinstance(key, str) else None
+            if k is None:
+                raise StateError(f"{zone}: unknown Measure card {key!r}")
+            if deck is not None and g.measures[k].deck != deck:
+                raise StateError(f"{zone}: card {key} belongs to deck {g.measures[k].deck} (CORE-01-00-12)")
+            if k in seen:
+                raise StateError(f"Measure card {key} is in two zones: {seen[k]} and {zone} (CORE-01-00-01)")
+            seen[k] = zone
+            out.append(k)
+        return out
+
+    decks = _get(m, "decks", where)
+    if not isinstance(decks, dict) or sorted(decks) != sorted(g.decks):
+        raise StateError(f"{where}.decks must map exactly the decks {', '.join(g.decks)}")
+    for d, deck in enumerate(g.decks):
+        dw = f"{where}.decks.{deck}"
+        zones = decks[deck]
+        g.m_draw[d] = cards(_get(zones, "draw_pile", dw), f"{dw}.draw_pile", deck)
+        g.m_open[d] = sorted(cards(_get(zones, "open", dw), f"{dw}.open", deck))
+        g.m_recycle[d] = cards(_get(zones, "recycle_pile", dw), f"{dw}.recycle_pile", deck)
+        g.m_final[d] = cards(_get(zones, "final_discard", dw), f"{dw}.final_discard", deck)
+        if len(g.m_open[d]) > OPEN_MEASURES:
+            raise StateError(f"{dw}.open holds more than {OPEN_MEASURES} cards (EXP-01-03-03)")
+        if not g.m_draw[d] and g.m_recycle[d]:
+            raise StateError(f"{dw}: an empty draw pile next to a non-empty recycle pile (EXP-01-06-16, BC-21)")
+    hands = _list(m, "hands", where)
+    if len(hands) != g.num_players:
+        raise StateError(f"{where}.hands must list {g.num_players} hands")
+    for p, hand in enumerate(hands):
+        g.hands[p] = sorted(cards(hand, f"{where}.hands[{p}]", None))
+        if len(g.hands[p]) > HAND_LIMIT:
+            raise StateError(f"{where}.hands[{p}] holds more than {HAND_LIMIT} Measures (EXP-01-06-03, R20)")
+    missing = [g.measures[k].key for k in range(len(g.measures)) if k not in seen]
+    if missing:
+        raise StateError(f"Measure card(s) {', '.join(missing)} are in no zone (CORE-01-00-01)")
+    counts = _get(m, "play_counts", where)
+    if not isinstance(counts, dict) or sorted(counts) != sorted(keys):
+        raise StateError(f"{where}.play_counts must map every Measure card key to its play counter")
+    for key, k in keys.items():
+        n = counts[key]
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_PLAYS:
+            raise StateError(f"{where}.play_counts.{key} must be an integer 0..{MAX_PLAYS}, got {n!r}")
+        g.m_count[k] = n
+        zone = seen[k]
+        final = zone.endswith("final_discard")
+        if final != (n == MAX_PLAYS) or (zone.endswith("recycle_pile") and n != 1):
+            raise StateError(
+                f"Measure card {key} in {zone} cannot have play counter {n} (EXP-01-06-12..15, EXP-01-06-17)"
+            )
+    rounds = _list(m, "last_play_round", where)
+    if len(rounds) != g.num_players or any(
+        isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= g.round for v in rounds
+    ):
+        raise StateError(f"{where}.last_play_round must be {g.num_players} integers in 0..{g.round}")
+    g.m_round = list(rounds)
+    g.extra = _bool(m, "additional_action", where)
+    if g.extra:
+        if not (g.config.exp01 and g.config.exp01_edition == "v1.3"):
+            raise StateError(f"{where}.additional_action exists only in EXP-01 edition v1.3 (EXP-01-06-05)")
+        if g.phase in (PH_PLACE_TILE, PH_OVER) or g.m_round[g.active] != g.round:
+            raise StateError(f"{where}.additional_action must follow a PlayMeasure of the active player this turn")
+
+
 def _read_pending(g: Game, pend: Any) -> None:
     topo, resorts = g.topo, g.config.resorts
-    needs = g.phase in (PH_MOVE_TO, PH_PAY, PH_GAIN)
+    needs = g.phase in (PH_MOVE_TO, PH_PAY, PH_GAIN, PH_TARGET, PH_EXCHANGE)
     if (pend is not None) != needs:
         raise StateError(f"state.pending must be {'an object' if needs else 'null'} in phase {PHASE_NAMES[g.phase]!r}")
     if pend is None:
@@ -286,19 +403,73 @@ def _read_pending(g: Game, pend: Any) -> None:
             raise StateError("state.pending.from must hold an Influence of the active player")
         g.pending = {"kind": "move", "from": src}
         return
-    if kind not in ("formalize", "convert"):
-        raise StateError(f"state.pending.kind must be 'formalize' or 'convert', got {kind!r}")
-    cell = _cell(topo, _get(pend, "tile", "state.pending"), "state.pending.tile")
+    kinds = ("formalize", "convert") + (("place", "move", "take", "play") if g.measures else ())
+    if kind not in kinds:
+        raise StateError(f"state.pending.kind must be one of {', '.join(map(repr, kinds))}, got {kind!r}")
+    p = g.active
+    card = target = src = -1
+    if kind in ("take", "play"):
+        key = _get(pend, "card", "state.pending")
+        card = next((k for k, m in enumerate(g.measures) if m.key == key), -1)
+        if card < 0:
+            raise StateError(f"state.pending.card must be a Measure card key, got {key!r}")
+        if kind == "take" and (card not in g.m_open[g.deck_of[card]] or len(g.hands[p]) >= HAND_LIMIT):
+            raise StateError("state.pending.card must be an open Measure the active player may take (EXP-01-06-02/03)")
+        if kind == "play" and card not in g.hands[p]:
+            raise StateError("state.pending.card must be a Measure in the active player's hand (EXP-01-06-07)")
+    if g.phase == PH_TARGET:
+        if kind != "play" or g.measures[card].target == NO_TARGET:
+            raise StateError("state.pending must be a PlayMeasure of a targeting Measure in phase 'target'")
+        targets = g._play_targets(card, p)
+        if len(targets) < 2:
+            raise StateError("state.pending leaves no choice of target")
+        g.pending = {"kind": "play", "card": card, "tile": -1, "target": -1, "targets": targets}
+        return
+    if g.phase == PH_EXCHANGE and kind != "convert":
+        raise StateError("state.pending.kind must be 'convert' in phase 'exchange'")
+    if g.phase == PH_GAIN and kind != "convert":
+        raise StateError("state.pending.kind must be 'convert' in phase 'gain'")
+    raw_tile = _get(pend, "tile", "state.pending")
+    cell = -1 if raw_tile is None and kind in ("take", "play") else _cell(topo, raw_tile, "state.pending.tile")
     paid_names = _list(pend, "paid", "state.pending")
     if any(r not in resorts for r in paid_names):
         raise StateError(f"state.pending.paid must list resorts of {', '.join(resorts)}, got {paid_names!r}")
     paid = [resorts.index(r) for r in paid_names]
-    wanted = "committee" if kind == "formalize" else "grassroots"
-    cells = g.committees if kind == "formalize" else g.grassroots
-    if cell not in cells:
-        raise StateError(f"state.pending.tile must be a {wanted} tile on the Board")
-    options = g.payment_choices(g.effect_for(kind, cell, g.active))
+    if kind in ("formalize", "convert"):
+        wanted = "committee" if kind == "formalize" else "grassroots"
+        cells = g.committees if kind == "formalize" else g.grassroots
+        if cell not in cells:
+            raise StateError(f"state.pending.tile must be a {wanted} tile on the Board")
+    elif kind == "place":
+        if cell not in g.nonstart or g.supply[p] <= 0:
+            raise StateError("state.pending.tile must be a non-Start Board tile and the player must have supply")
+    elif kind == "move":
+        src = _cell(topo, _get(pend, "from", "state.pending"), "state.pending.from")
+        if g.infl[src * g.num_players + p] <= 0 or cell not in g.nonstart or cell == src:
+            raise StateError("state.pending: a Move needs an own Influence at 'from' and another tile at 'tile'")
+    elif kind == "take":
+        if cell != -1:
+            raise StateError("state.pending.tile must be null for a TakeMeasure")
+    else:
+        spec = g.measures[card]
+        raw_target = _get(pend, "target", "state.pending")
+        if raw_target is not None and (isinstance(raw_target, bool) or not isinstance(raw_target, int)):
+            raise StateError(f"state.pending.target must be a player number or null, got {raw_target!r}")
+        target = -1 if raw_target is None else raw_target
+        wanted_players = spec.target in PLAYER_TARGETS
+        action = g.layout.target_player + target if wanted_players else g.layout.target + cell
+        if spec.target == NO_TARGET:
+            if cell != -1 or target != -1:
+                raise StateError(f"state.pending: {spec.key} has no target")
+        elif (cell != -1) == wanted_players or action not in g._play_targets(card, p):
+            raise StateError(f"state.pending: not a legal target of {spec.key}")
+    options = g.payment_choices(g.effect_for(kind, cell, p, card, target))
     g.pending = {"kind": kind, "tile": cell, "paid": paid, "options": options}
+    if kind == "move":
+        g.pending["from"] = src
+    elif card >= 0:
+        g.pending["card"] = card
+        g.pending["target"] = target
     if g.phase == PH_PAY:
         left = effects.consistent(options, paid)
         if len({pay[len(paid)] for pay in left if len(pay) > len(paid)}) < 2:
@@ -307,7 +478,16 @@ def _read_pending(g: Game, pend: Any) -> None:
     else:
         if tuple(paid) not in options:
             raise StateError("state.pending.paid is not a complete payment of the pending effect")
-        gains = g._gain_options(g.effect_for(kind, cell, g.active), tuple(paid))
-        if len(gains) < 2:
+        gains = g._gain_options(g.effect_for(kind, cell, p), tuple(paid))
+        if g.phase == PH_GAIN and len(gains) < 2:
             raise StateError("state.pending leaves no choice of resort to gain")
         g.pending["gains"] = gains
+        if g.phase == PH_EXCHANGE:
+            gain = _get(pend, "gain", "state.pending")
+            if gain not in resorts or resorts.index(gain) not in gains:
+                raise StateError(f"state.pending.gain must be a resort the conversion may gain, got {gain!r}")
+            g.pending["gain"] = resorts.index(gain)
+            exchanges = g._exchange_options(g.effect_for(kind, cell, p), tuple(paid), g.pending["gain"])
+            if not exchanges:
+                raise StateError("state.pending offers no Investment Program exchange (EXP-01-05-03)")
+            g.pending["exchanges"] = exchanges

@@ -1,0 +1,353 @@
+"""EXP-01 Economy & Labor: the ten Measures as data plus small handlers on the one effect pipeline.
+
+Both texts are implemented: ``spec/EXP-01.md`` (edition ``standalone``, the default) and
+``spec/EXP-01-v1.3.md`` (``exp01_edition = "v1.3"``, RULINGS R22). Rule IDs are cited as
+``standalone / v1.3`` where the texts differ. Each Measure's lasting effect is an
+:class:`~bc_env.rules.effects.ActiveEffect` whose id is the card key; its handler below contributes
+prohibitions, extra costs, substitutions or output changes to the effects it names (``kinds``).
+Readings the texts leave open are docs/rulings.md BC-20..BC-32.
+
+EXP-01 extends CORE-01, which stays valid unless overridden (EXP-01-00-01/02, both texts), and does not
+touch victory (EXP-01-00-04, both texts: ``Game.winners`` is unchanged). By construction ECO changes
+neither the Influence cap nor control, Lobbyists or Hotspot resolution, no Measure touches victory and
+no effect happens without a rule (EXP-01-06-01..06 (Restrictions) / EXP-01-09-01..05 (v1.3)): ECO only
+adds a resort, and every Measure effect below is an explicit handler. Measures never bypass a
+prohibition: prohibitions are checked before any cost or substitution (effects.cost_variants).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..effects import (
+    ALL_MASK,
+    ANY,
+    CONSUMED,
+    DISTINCT,
+    END_OF_PLAYER_TURN,
+    END_OF_ROUND,
+    END_OF_SETTLEMENT,
+    END_OF_TURN,
+    MODIFIERS,
+    PERMANENT,
+    POLITICAL_KINDS,
+    STAGE_DOUBLING,
+    STAGE_OUTPUT,
+    STAGE_PRINTED,
+    ActiveEffect,
+    Cost,
+    Effect,
+    Modifier,
+    Payment,
+)
+from .measures import (
+    DECKS,
+    NO_TARGET,
+    RESOLVERS,
+    T_HOTSPOT,
+    T_OPPONENT,
+    T_OPPONENT_ECO_RESORT,
+    T_PLAYER,
+    T_RESORT,
+    MeasureSpec,
+)
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from .measures import Resolver
+
+# Resort indices while EXP-01 is active (config.ALL_RESORTS order: ECO is the fourth resort).
+DOM, FOR, INF, ECO = 0, 1, 2, 3
+ECO_MASK = 1 << ECO
+
+
+def _cost(*resorts: int) -> Cost:
+    """A printed Measure cost: one slot per Resource of the named resort."""
+    return tuple((1, ANY, 1 << r) for r in sorted(resorts))
+
+
+DECK = "EXP-01"
+
+# EXP-01-06-M01..M10 / EXP-01-08-M01..M10: name, cost (-01 / -02), target, effect rule.
+MEASURES: tuple[MeasureSpec, ...] = (
+    # EXP-01-06-M01-01..03 / EXP-01-08-M01-01..04
+    MeasureSpec("EXP-01-M01", DECK, "Budget Compromise", _cost(DOM, ECO, INF), T_HOTSPOT,
+                ("EXP-01-06-M01-04", "EXP-01-08-M01-05")),
+    # EXP-01-06-M02-01..03 / EXP-01-08-M02-01..04
+    MeasureSpec("EXP-01-M02", DECK, "Economic Stimulus", _cost(ECO, FOR), T_RESORT,
+                ("EXP-01-06-M02-04", "EXP-01-08-M02-05")),
+    # EXP-01-06-M03-01..02 / EXP-01-08-M03-01..03
+    MeasureSpec("EXP-01-M03", DECK, "Collective Bargaining", _cost(ECO, ECO), NO_TARGET,
+                ("EXP-01-06-M03-03", "EXP-01-08-M03-04")),
+    # EXP-01-06-M04-01..03 / EXP-01-08-M04-01..04
+    MeasureSpec("EXP-01-M04", DECK, "Subsidy Reduction", _cost(ECO, FOR), T_OPPONENT_ECO_RESORT,
+                ("EXP-01-06-M04-04", "EXP-01-08-M04-05")),
+    # EXP-01-06-M05-01..03 / EXP-01-08-M05-01..04
+    MeasureSpec("EXP-01-M05", DECK, "Location Debate", _cost(ECO, INF), T_RESORT,
+                ("EXP-01-06-M05-04", "EXP-01-08-M05-05")),
+    # EXP-01-06-M06-01..03 / EXP-01-08-M06-01..04
+    MeasureSpec("EXP-01-M06", DECK, "Budget Deficit", _cost(ECO, ECO), T_PLAYER,
+                ("EXP-01-06-M06-04", "EXP-01-08-M06-05")),
+    # EXP-01-06-M07-01..02 / EXP-01-08-M07-01..03
+    MeasureSpec("EXP-01-M07", DECK, "Debt Brake", _cost(DOM, ECO, ECO), NO_TARGET,
+                ("EXP-01-06-M07-03", "EXP-01-08-M07-04")),
+    # EXP-01-06-M08-01..03 / EXP-01-08-M08-01..03
+    MeasureSpec("EXP-01-M08", DECK, "Economic Council", _cost(ECO, ECO, ECO), NO_TARGET,
+                ("EXP-01-06-M08-04", "EXP-01-08-M08-04")),
+    # EXP-01-06-M09-01..03 / EXP-01-08-M09-01..04
+    MeasureSpec("EXP-01-M09", DECK, "Investment Freeze", _cost(ECO, ECO, INF), T_OPPONENT,
+                ("EXP-01-06-M09-04", "EXP-01-08-M09-05")),
+    # EXP-01-06-M10-01..02 / EXP-01-08-M10-01..03
+    MeasureSpec("EXP-01-M10", DECK, "Supplemental Budget", _cost(ECO), NO_TARGET,
+                ("EXP-01-06-M10-05", "EXP-01-08-M10-05")),
+)  # fmt: skip
+BY_KEY = {m.key: m for m in MEASURES}
+
+#: The Measures that modify a tile's production value (EXP-01-06-M09-04 / EXP-01-08-M09-05).
+PRODUCTION_MEASURES = frozenset(("EXP-01-M02", "EXP-01-M04", "EXP-01-M05"))
+
+
+def _v13(game: Game) -> bool:
+    return game.config.exp01_edition == "v1.3"
+
+
+class _Measure(Modifier):
+    """Common to the EXP-01 Measure handlers: costs they add are imposed by a Measure (EXP-01-08-M10-05)."""
+
+    measure = True
+
+    def rule(self, game: Game, active: ActiveEffect) -> str:
+        return BY_KEY[active.id].rule(game.config.exp01_edition)
+
+
+class BudgetCompromise(_Measure):
+    """M01: the targeted Hotspot does not resolve this round (EXP-01-06-M01-04 / EXP-01-08-M01-05, BC-23)."""
+
+    kinds = frozenset(("hotspot",))
+
+    def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        return effect.tile == active.get("cell")
+
+
+class EconomicStimulus(_Measure):
+    """M02: double the printed value this Round Settlement (EXP-01-06-M02-04/05 / EXP-01-08-M02-05)."""
+
+    kinds = frozenset(("production",))
+
+    def stage(self, active: ActiveEffect) -> int:
+        return STAGE_DOUBLING  # CORE-01-06-16 (a) 2, EXP-01-04-B-02
+
+    def output(self, game: Game, active: ActiveEffect, effect: Effect, amount: int) -> int:
+        return amount * 2 if effect.tile == active.get("cell") else amount
+
+
+class CollectiveBargaining(_Measure):
+    """M03: no ConvertResources of ECO into another resort this round (EXP-01-06-M03-03 / EXP-01-08-M03-04).
+
+    docs/rulings.md BC-24: this forbids a conversion whose Grassroots payment includes ECO and whose gain
+    is another resort, and the Investment Program exchange (2 ECO into another resort, EXP-01-05-05).
+    """
+
+    kinds = frozenset(("convert",))
+
+    def forbids_conversion(self, game: Game, active: ActiveEffect, effect: Effect, paid: Payment, gain: int) -> bool:
+        return ECO in paid and gain != ECO
+
+
+class SubsidyReduction(_Measure):
+    """M04. Standalone: the targeted tile's printed value -1 for good, floor 0 (EXP-01-06-M04-03..05);
+    v1.3: its production -1 during this Round Settlement, floor 0 (EXP-01-08-M04-04/05)."""
+
+    kinds = frozenset(("production",))
+
+    def stage(self, active: ActiveEffect) -> int:
+        return STAGE_PRINTED if active.until == PERMANENT else STAGE_OUTPUT
+
+    def output(self, game: Game, active: ActiveEffect, effect: Effect, amount: int) -> int:
+        return amount - 1 if effect.tile == active.get("cell") else amount
+
+
+class LocationDebate(_Measure):
+    """M05: the tile's production -1 this Round Settlement, floor 0 (EXP-01-06-M05-04/05 / EXP-01-08-M05-05)."""
+
+    kinds = frozenset(("production",))
+
+    def output(self, game: Game, active: ActiveEffect, effect: Effect, amount: int) -> int:
+        return amount - 1 if effect.tile == active.get("cell") else amount
+
+
+class BudgetDeficit(_Measure):
+    """M06: the target's next Political Action costs +1 Resource of any resort
+    (EXP-01-06-M06-04/05 / EXP-01-08-M06-05); consumed by that attempt (EXP-01-06-M06-07 / EXP-01-08-M06-07,
+    effects.consume). Unpayable actions are not offered (EXP-01-06-M06-06 / EXP-01-08-M06-06, BC-26)."""
+
+    kinds = POLITICAL_KINDS
+
+    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
+        if effect.actor == active.get("target"):
+            return ((1, ANY, ALL_MASK),)
+        return ()
+
+
+class DebtBrake(_Measure):
+    """M07: next round, nobody may choose ConvertResources (EXP-01-06-M07-02/03 / EXP-01-08-M07-03/04)."""
+
+    kinds = frozenset(("convert",))
+
+    def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        return True
+
+
+class EconomicCouncil(_Measure):
+    """M08: once, in a payment of the owner whose cost names ECO, replace one required ECO by 2 Resources of
+    different non-ECO resorts (EXP-01-06-M08-04..07) / treat 1 non-ECO Resource as ECO (EXP-01-08-M08-04).
+    docs/rulings.md BC-28: the window lasts until the end of the owner's next turn."""
+
+    kinds = POLITICAL_KINDS
+
+    def substitutes(
+        self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost, imposed: tuple[int, ...]
+    ) -> list[Cost]:
+        if effect.actor != active.owner or active.get("used"):
+            return []
+        non_eco = ((1 << game.num_resorts) - 1) & ~ECO_MASK
+        if _v13(game):
+            replacement: Cost = ((1, ANY, non_eco),)  # EXP-01-08-M08-04
+        else:
+            replacement = ((2, DISTINCT, non_eco),)  # EXP-01-06-M08-04..06
+        out = []
+        for i, (count, rule, mask) in enumerate(cost):
+            if mask == ECO_MASK:  # a slot that requires ECO specifically
+                rest = cost[:i] + cost[i + 1 :]
+                if count > 1:
+                    rest = rest + ((count - 1, rule, mask),)
+                out.append(rest + replacement)
+        return out
+
+    def substitution_used(self, game: Game, active: ActiveEffect, index: int, effect: Effect) -> None:
+        # EXP-01-06-M08-07, EXP-02-07-04: the usedThisRound flag.
+        game.active_effects[index] = active.with_data(used=True)
+        game.log("measure-applied", self.rule(game, active), id=active.id, owner=active.owner,
+                 kind=effect.kind, substitution="eco")  # fmt: skip
+
+
+class InvestmentFreeze(_Measure):
+    """M09 (docs/rulings.md BC-29): during the target's next turn, production-value Measures (M02, M04, M05)
+    do not apply, so the target cannot play them (EXP-01-06-M09-04 / EXP-01-08-M09-05); production itself
+    is unaffected (EXP-01-06-M09-05)."""
+
+    kinds = frozenset(("play",))
+
+    def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        return effect.actor == active.get("player") and game.measures[effect.card].key in PRODUCTION_MEASURES
+
+
+class SupplementalBudget(_Measure):
+    """M10 (docs/rulings.md BC-30): after paying for a Political Action the owner may pay 1 additional
+    Resource of any resort to ignore one cost component a Measure imposed on it (EXP-01-08-M10-04/05;
+    EXP-01-06-M10-03..05). It never bypasses a prohibition (EXP-01-09-03)."""
+
+    kinds = POLITICAL_KINDS
+
+    def substitutes(
+        self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost, imposed: tuple[int, ...]
+    ) -> list[Cost]:
+        if effect.actor != active.owner:
+            return []
+        return [cost[:i] + cost[i + 1 :] + ((1, ANY, ALL_MASK),) for i in imposed]
+
+    def substitution_used(self, game: Game, active: ActiveEffect, index: int, effect: Effect) -> None:
+        game.log("measure-applied", self.rule(game, active), id=active.id, owner=active.owner,
+                 kind=effect.kind, substitution="imposed-cost")  # fmt: skip
+
+
+MODIFIERS.update(
+    {
+        "EXP-01-M01": BudgetCompromise(),
+        "EXP-01-M02": EconomicStimulus(),
+        "EXP-01-M03": CollectiveBargaining(),
+        "EXP-01-M04": SubsidyReduction(),
+        "EXP-01-M05": LocationDebate(),
+        "EXP-01-M06": BudgetDeficit(),
+        "EXP-01-M07": DebtBrake(),
+        "EXP-01-M08": EconomicCouncil(),
+        "EXP-01-M09": InvestmentFreeze(),
+        "EXP-01-M10": SupplementalBudget(),
+    }
+)
+
+
+# ---------------------------------------------------------------------------- resolvers (EXP-01-06-10)
+# Each returns the lasting effect the card puts in force; the game appends it and logs it.
+
+
+def _this_round_on_tile(key: str) -> Resolver:
+    def resolve(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+        # "This round" (EXP-01-06-M01-03 / EXP-01-08-M01-04, EXP-01-04-A-02): until the next Round Settlement.
+        return ActiveEffect(key, player, END_OF_ROUND, game.round, (("cell", tile),))
+
+    return resolve
+
+
+def _this_settlement_on_tile(key: str) -> Resolver:
+    def resolve(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+        # "This Round Settlement" (EXP-01-06-M02-03, -M05-03 / EXP-01-08-M02-04, -M04-04, -M05-04):
+        # the settlement that ends the current round (docs/rulings.md BC-22).
+        return ActiveEffect(key, player, END_OF_SETTLEMENT, game.round, (("cell", tile),))
+
+    return resolve
+
+
+def _m03(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    return ActiveEffect("EXP-01-M03", player, END_OF_ROUND, game.round)  # EXP-01-06-M03-02 / EXP-01-08-M03-03
+
+
+def _m04(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    if _v13(game):  # EXP-01-08-M04-04: during this Round Settlement
+        return ActiveEffect("EXP-01-M04", player, END_OF_SETTLEMENT, game.round, (("cell", tile),))
+    return ActiveEffect("EXP-01-M04", player, PERMANENT, game.round, (("cell", tile),))  # EXP-01-06-M04-03
+
+
+def _m06(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-01-06-M06-02/03 / EXP-01-08-M06-03/04: one player, until consumed.
+    return ActiveEffect("EXP-01-M06", player, CONSUMED, game.round, (("target", target),))
+
+
+def _m07(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-01-06-M07-02 / EXP-01-08-M07-03, EXP-01-04-A-03: the round after the current one (BC-27).
+    return ActiveEffect("EXP-01-M07", player, END_OF_ROUND, game.round + 1)
+
+
+def _m08(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-01-06-M08-02/03 / EXP-01-08-M08-03, docs/rulings.md BC-28: until the end of the owner's next turn.
+    data = (("player", player), ("turn", game.turn), ("used", False))
+    return ActiveEffect("EXP-01-M08", player, END_OF_PLAYER_TURN, game.round, data)
+
+
+def _m09(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-01-06-M09-02/03 / EXP-01-08-M09-03/04, docs/rulings.md BC-29: the target's next turn.
+    return ActiveEffect("EXP-01-M09", player, END_OF_PLAYER_TURN, game.round, (("player", target), ("turn", game.turn)))
+
+
+def _m10(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    if _v13(game):  # EXP-01-08-M10-03: this turn (the additional Political Action follows, EXP-01-06-05 (v1.3))
+        return ActiveEffect("EXP-01-M10", player, END_OF_TURN, game.round)
+    # EXP-01-06-M10-02, docs/rulings.md BC-30: until the end of the owner's next turn.
+    return ActiveEffect("EXP-01-M10", player, END_OF_PLAYER_TURN, game.round, (("player", player), ("turn", game.turn)))
+
+
+RESOLVERS.update(
+    {
+        "EXP-01-M01": _this_round_on_tile("EXP-01-M01"),
+        "EXP-01-M02": _this_settlement_on_tile("EXP-01-M02"),
+        "EXP-01-M03": _m03,
+        "EXP-01-M04": _m04,
+        "EXP-01-M05": _this_settlement_on_tile("EXP-01-M05"),
+        "EXP-01-M06": _m06,
+        "EXP-01-M07": _m07,
+        "EXP-01-M08": _m08,
+        "EXP-01-M09": _m09,
+        "EXP-01-M10": _m10,
+    }
+)
+DECKS[DECK] = MEASURES
