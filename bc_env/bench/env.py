@@ -71,22 +71,12 @@ def bench_aec(name: str, make: Callable[[], Any], seconds: float, seed: int = 0)
 
 
 def bench_engine(config: str, seconds: float, seed: int = 0) -> EnvBenchResult:
-    from bc_env.rules import Game, RulesConfig
+    """The engine alone, with the same loop as ``balance-control bench`` (``bc_env.bench.engine``)."""
+    from .engine import bench_preset
 
-    cfg = RulesConfig.resolve(config)
-    rng = random.Random(seed)
-    games = steps = 0
-    wall, start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    while time.process_time() < deadline:
-        game = Game.new(cfg, seed + games)
-        while not game.is_terminal():
-            legal = game.legal_actions()
-            game.apply(legal[rng.randrange(len(legal))])
-            steps += 1
-        games += 1
+    r = bench_preset(config, seconds, seed)
     name = f"engine only ({config}: legal_actions + apply)"
-    return EnvBenchResult(name, games, steps, time.process_time() - start, time.perf_counter() - wall)
+    return EnvBenchResult(name, r.games, r.decisions, r.seconds, r.wall_seconds)
 
 
 def _connect_four() -> Any:
