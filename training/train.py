@@ -467,6 +467,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             model.logger.record("bc/decisions", len(data[2]))
 
     callback = TrainerCallback(cfg, rules, run_dir, state, progress)
+    callback.init_callback(model)  # also when there is nothing left to learn (export of a finished run)
     interrupted = False
     start = time.time()
     _interrupt_on_sigterm()
