@@ -26,7 +26,7 @@ def shipped_bots() -> list[str]:
 
 
 def available() -> list[str]:
-    return sorted(_REGISTRY) + shipped_bots()
+    return sorted([*_REGISTRY, *shipped_bots()])
 
 
 def load(name: str, seed: int | None = None) -> Policy:
