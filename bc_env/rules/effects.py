@@ -433,18 +433,4 @@ def base_parts(pay: Payment, base: Cost, extra: Cost, n_resorts: int) -> tuple[P
 def next_choices(options: list[Payment], prefix: list[int]) -> list[int]:
     """Resorts that may be paid next after ``prefix`` (payments are chosen in sorted order)."""
     k = len(prefix)
-    return sorted({pay[k] for pay in options if list(pay[:k]) == prefix})
-
-
-def consistent(options: list[Payment], prefix: list[int]) -> list[Payment]:
-    k = len(prefix)
-    return [pay for pay in options if list(pay[:k]) == prefix]
-
-
-def slots_text(cost: Cost, resorts: tuple[str, ...]) -> str:
-    parts = []
-    for count, rule, mask in cost:
-        names = [r for i, r in enumerate(resorts) if mask >> i & 1]
-        where = "any resort" if len(names) == len(resorts) else "/".join(names)
-        parts.append(f"{count} {RULE_NAMES[rule]} ({where})")
-    return " + ".join(parts) or "free"
+    return sorted({pay[k] for pay in options if len(pay) > k and list(pay[:k]) == prefix})

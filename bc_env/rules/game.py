@@ -967,14 +967,15 @@ class Game:
         pend = self.pending
         assert pend is not None
         paid = pend["paid"]
-        left = effects.consistent(pend["options"], paid)
-        while len(left) > 1:
-            nxt = {pay[len(paid)] for pay in left}
+        while True:
+            nxt = effects.next_choices(pend["options"], paid)
             if len(nxt) > 1:
                 self.phase = PH_PAY
                 return
-            paid.append(nxt.pop())
-        self._payment_complete(list(left[0]))
+            if not nxt:  # paid is a complete payment
+                break
+            paid.append(nxt[0])
+        self._payment_complete(list(paid))
 
     def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
         """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03).
@@ -1286,10 +1287,6 @@ class Game:
         self.pending = None
         self._winners = None
         self.log("game-over", "CORE-01-09-03", winners=self.winners(), influence=list(self.on_board))
-
-
-def new_game(config: RulesConfig | str, seed: int) -> Game:
-    return Game.new(config, seed)
 
 
 __all__ = ["Game", "ActiveEffect", "PHASE_NAMES"]

@@ -471,8 +471,7 @@ def _read_pending(g: Game, pend: Any) -> None:
         g.pending["card"] = card
         g.pending["target"] = target
     if g.phase == PH_PAY:
-        left = effects.consistent(options, paid)
-        if len({pay[len(paid)] for pay in left if len(pay) > len(paid)}) < 2:
+        if len(effects.next_choices(options, paid)) < 2:
             # BC-05: a pay decision is open only where the remaining payments differ in their next Resource.
             raise StateError("state.pending.paid does not leave a choice of the next Resource open (BC-05)")
     else:
