@@ -15,7 +15,7 @@ from bc_env.rules import Game, RulesConfig  # noqa: E402
 from policies.arena import play_game  # noqa: E402
 from policies.neural import NeuralPolicy, PolicyFileError  # noqa: E402
 from training.config import TrainConfig, TrainConfigError  # noqa: E402
-from training.train import RunDirError, train  # noqa: E402
+from training.train import RunDirError, collect_demonstrations, train  # noqa: E402
 
 TINY = "configs/train/tiny.toml"
 
@@ -122,3 +122,32 @@ def test_config_overrides_and_errors():
         cfg.override(["total_steps=1.5"])
     with pytest.raises(TrainConfigError, match="p_random"):
         cfg.override(["pool.p_random=2"])
+    assert cfg.override(["max_seconds=30"]).max_seconds == 30.0
+    for bad, msg in (('device="tpu"', "device"), ("max_seconds=-1", "max_seconds"), ('reward="elo"', "reward")):
+        with pytest.raises(TrainConfigError, match=msg):
+            cfg.override([bad])
+
+
+def test_max_seconds_stops_a_run_and_still_exports(tmp_path):
+    cfg = TrainConfig.load(TINY).override(
+        [f'runs_dir="{tmp_path}"', "total_steps=10000000", "max_seconds=3", "bc_games=0", 'reward="margin"']
+    )
+    summary = train(cfg, progress=False)
+    assert summary["stopped_by"] == "max_seconds"
+    assert 0 < summary["steps"] < cfg.total_steps
+    manifest = json.loads((cfg.run_dir / "policy.json").read_text())
+    assert manifest["training"]["stopped_by"] == "max_seconds" and manifest["training"]["device"] == "cpu"
+    with pytest.raises(RunDirError, match="reward"):  # the reward scheme is part of a run's identity
+        train(cfg.override(['reward="zero_sum"']), resume=True, progress=False)
+
+
+def test_demonstrations_do_not_depend_on_the_number_of_workers():
+    rules = RulesConfig.preset("core-2p")
+    one = collect_demonstrations(rules, 3, seed=5, workers=1)
+    two = collect_demonstrations(rules, 3, seed=5, workers=2)
+    for a, b in zip(one, two, strict=True):
+        np.testing.assert_array_equal(a, b)
+    obs, masks, acts, values = one
+    assert len(obs) == len(masks) == len(acts) == len(values) > 50
+    assert masks[np.arange(len(acts)), acts].all(), "every demonstrated action is legal"
+    assert np.all(np.abs(values) <= 1.0) and np.any(values != 0)  # discounted final zero_sum rewards

@@ -59,6 +59,9 @@ class TrainConfig:
     #: Hidden layer sizes of the policy and value networks.
     net_arch: tuple[int, ...] = (256, 256)
     activation: str = "tanh"
+    #: Terminal reward of the learner (``bc_env.env.rewards``): "zero_sum" (win +1, shared 0, loss -1 in
+    #: 2 players, RULINGS R9) or "margin" (own Influence on the Board minus the best opponent's, / cap).
+    reward: str = "zero_sum"
     #: Behaviour-cloning warm start from the heuristic bot: games of demonstrations (0 = off).
     bc_games: int = 0
     bc_epochs: int = 3
@@ -67,6 +70,12 @@ class TrainConfig:
     eval_games: int = 40
     #: Write a checkpoint every this many steps (and on Ctrl-C).
     checkpoint_every: int = 50_000
+    #: Torch device of the learner: "auto" (CUDA when available, else CPU), "cpu" or "cuda". Not part of a
+    #: run's identity: a run may be resumed on another device.
+    device: str = "auto"
+    #: Wall-clock budget of one invocation in seconds (0 = none): training stops at ``total_steps`` or after
+    #: this many seconds, whichever comes first, then evaluates and exports like a finished run.
+    max_seconds: float = 0.0
     runs_dir: str = "runs"
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
@@ -81,6 +90,12 @@ class TrainConfig:
                 raise TrainConfigError(f"{name} must be a positive integer, got {v!r}")
         if self.bc_games < 0:
             raise TrainConfigError(f"bc_games must be >= 0, got {self.bc_games!r}")
+        if self.reward not in ("zero_sum", "margin"):
+            raise TrainConfigError(f"reward must be 'zero_sum' or 'margin', got {self.reward!r}")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise TrainConfigError(f"device must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
+        if self.max_seconds < 0:
+            raise TrainConfigError(f"max_seconds must be >= 0 (0 = no limit), got {self.max_seconds!r}")
         if self.activation not in ("tanh", "relu"):
             raise TrainConfigError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
         if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):

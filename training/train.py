@@ -33,6 +33,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from bc_env.encoding import ENCODER_VERSION, Encoder
+from bc_env.env.rewards import terminal_rewards
 from bc_env.env.single_agent import SingleAgentEnv
 from bc_env.rules import Game, RulesConfig
 from policies import load as load_policy
@@ -44,7 +45,18 @@ from .export import export_policy
 from .pool import OpponentPool, PoolSampler
 
 #: Keys whose change makes a run directory incompatible (total_steps, eval and checkpoint cadence may change).
-IDENTITY_KEYS = ("rules", "seed", "n_envs", "net_arch", "activation", "ppo", "pool", "bc_games", "bc_epochs")
+IDENTITY_KEYS = (
+    "rules",
+    "seed",
+    "n_envs",
+    "net_arch",
+    "activation",
+    "reward",
+    "ppo",
+    "pool",
+    "bc_games",
+    "bc_epochs",
+)
 
 
 class RunDirError(RuntimeError):
@@ -68,17 +80,17 @@ class PoolOpponents:
 class TrainingEnv(SingleAgentEnv):
     """The single-agent env plus what the trainer needs across processes: pool updates."""
 
-    def __init__(self, rules: RulesConfig, pool: PoolConfig, seed: int) -> None:
+    def __init__(self, rules: RulesConfig, pool: PoolConfig, seed: int, reward: str = "zero_sum") -> None:
         self.pool_opponents = PoolOpponents(pool, rules.players, seed)
-        super().__init__(rules, opponents=self.pool_opponents, learner_seat="rotate")
+        super().__init__(rules, opponents=self.pool_opponents, learner_seat="rotate", reward_scheme=reward)
 
     def set_snapshots(self, snapshots: list[dict[str, Any]]) -> None:
         self.pool_opponents.sampler.set_snapshots(snapshots)
 
 
-def _make_env(rules: RulesConfig, pool: PoolConfig, seed: int) -> Any:
+def _make_env(rules: RulesConfig, pool: PoolConfig, seed: int, reward: str) -> Any:
     def thunk() -> Any:
-        env = Monitor(TrainingEnv(rules, pool, seed))
+        env = Monitor(TrainingEnv(rules, pool, seed, reward))
         env.reset(seed=seed)
         return env
 
@@ -86,7 +98,7 @@ def _make_env(rules: RulesConfig, pool: PoolConfig, seed: int) -> Any:
 
 
 def make_vec_env(cfg: TrainConfig, rules: RulesConfig, seed: int) -> Any:
-    thunks = [_make_env(rules, cfg.pool, seed + 1000 * i) for i in range(cfg.n_envs)]
+    thunks = [_make_env(rules, cfg.pool, seed + 1000 * i, cfg.reward) for i in range(cfg.n_envs)]
     if cfg.n_envs == 1:
         return DummyVecEnv(thunks)
     return SubprocVecEnv(thunks, start_method="fork" if sys.platform != "win32" else "spawn")
@@ -193,34 +205,71 @@ def _restore_rng(rng: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------- behaviour cloning
 
 
-def collect_demonstrations(rules: RulesConfig, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(observation, legal mask, action) of the heuristic bot's decisions in heuristic-vs-pool games."""
+def _demonstration_games(
+    args: tuple[RulesConfig, list[int], int, float, str],
+) -> tuple[list, list, list, list[float]]:
+    """Worker of :func:`collect_demonstrations`: the games with the given indices."""
+    rules, indices, seed, gamma, reward = args
     encoder = Encoder(rules)
-    obs, masks, acts = [], [], []
-    for i in range(games):
+    obs, masks, acts, values = [], [], [], []
+    for i in indices:
         game = Game.new(rules, seed + i)
         bots = [load_policy("heuristic", seed=seed + 7 * i + s) for s in range(rules.players)]
         if i % 3 == 2:  # some games against random play, so the demonstrations also see lopsided positions
             bots[1:] = [load_policy("random", seed=seed + 7 * i + s) for s in range(1, rules.players)]
         demo_seat = i % rules.players
+        decisions = 0  # every decision of the demonstrating seat is a step of the single-agent env
+        recorded: list[int] = []
         while not game.is_terminal():
             p = game.current_player
             assert p is not None
             action = bots[(p - demo_seat) % rules.players].act(game)
-            if p == demo_seat and len(game.legal_actions()) > 1:
-                obs.append(encoder.encode(game, p))
-                masks.append(game.legal_action_mask())
-                acts.append(action)
+            if p == demo_seat:
+                if len(game.legal_actions()) > 1:
+                    obs.append(encoder.encode(game, p))
+                    masks.append(game.legal_action_mask())
+                    acts.append(action)
+                    recorded.append(decisions)
+                decisions += 1
             game.apply(action)
-    return np.array(obs, dtype=np.float32), np.array(masks, dtype=bool), np.array(acts, dtype=np.int64)
+        final = terminal_rewards(game, reward)[demo_seat]  # the env's terminal reward
+        values.extend(final * gamma ** (decisions - 1 - k) for k in recorded)
+    return obs, masks, acts, values
 
 
-def behaviour_cloning(model: Any, data: tuple[np.ndarray, np.ndarray, np.ndarray], epochs: int, seed: int) -> float:
-    """Supervised warm start of the policy head on masked logits (cross-entropy); returns the final accuracy."""
-    obs, masks, acts = (torch.as_tensor(x) for x in data)
+def collect_demonstrations(
+    rules: RulesConfig, games: int, seed: int, gamma: float = 0.995, workers: int = 1, reward: str = "zero_sum"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(observation, legal mask, action, value target) of the heuristic bot's decisions in heuristic-vs-pool
+    games; the value target is the discounted final reward (``reward`` scheme) of the demonstrating seat. Games are
+    split over ``workers`` processes (the result does not depend on how many)."""
+    workers = max(1, min(workers, games))
+    bounds = [games * w // workers for w in range(workers + 1)]  # contiguous chunks: the order of the games
+    jobs = [(rules, list(range(bounds[w], bounds[w + 1])), seed, gamma, reward) for w in range(workers)]
+    if len(jobs) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn").Pool(len(jobs)) as pool:
+            parts = pool.map(_demonstration_games, jobs)
+    else:
+        parts = [_demonstration_games(j) for j in jobs]
+    obs = np.array([x for part in parts for x in part[0]], dtype=np.float32)
+    masks = np.array([x for part in parts for x in part[1]], dtype=bool)
+    acts = np.array([x for part in parts for x in part[2]], dtype=np.int64)
+    vals = np.array([x for part in parts for x in part[3]], dtype=np.float32)
+    return obs, masks, acts, vals
+
+
+def behaviour_cloning(
+    model: Any, data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], epochs: int, seed: int
+) -> float:
+    """Supervised warm start: the policy head imitates the demonstrations (cross-entropy on masked logits) and
+    the value head regresses the discounted final rewards, so PPO starts with a critic that matches the
+    policy instead of a random one. Returns the final imitation accuracy."""
     policy = model.policy
-    params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
-    opt = torch.optim.Adam(params, lr=1e-3)
+    device = policy.device
+    obs, masks, acts, vals = (torch.as_tensor(x) for x in data)
+    opt = torch.optim.Adam(policy.parameters(), lr=1e-3)
     gen = torch.Generator().manual_seed(seed)
     n = len(acts)
     acc = 0.0
@@ -229,14 +278,17 @@ def behaviour_cloning(model: Any, data: tuple[np.ndarray, np.ndarray, np.ndarray
         correct = 0
         for start in range(0, n, 256):
             idx = perm[start : start + 256]
-            features = policy.extract_features(obs[idx], policy.pi_features_extractor)
+            o, m, a, v = obs[idx].to(device), masks[idx].to(device), acts[idx].to(device), vals[idx].to(device)
+            features = policy.extract_features(o, policy.pi_features_extractor)
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
-            logits = logits.masked_fill(~masks[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, acts[idx])
+            logits = logits.masked_fill(~m, -1e9)
+            vf_features = policy.extract_features(o, policy.vf_features_extractor)
+            value = policy.value_net(policy.mlp_extractor.forward_critic(vf_features)).squeeze(-1)
+            loss = torch.nn.functional.cross_entropy(logits, a) + 0.5 * torch.nn.functional.mse_loss(value, v)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            correct += int((logits.argmax(1) == acts[idx]).sum())
+            correct += int((logits.argmax(1) == a).sum())
         acc = correct / max(n, 1)
     return acc
 
@@ -287,7 +339,15 @@ def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> 
 class TrainerCallback(BaseCallback):
     """Progress bar, episode win rates, pool snapshots, evaluations and checkpoints."""
 
-    def __init__(self, cfg: TrainConfig, rules: RulesConfig, run_dir: Path, state: RunState, progress: bool):
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        rules: RulesConfig,
+        run_dir: Path,
+        state: RunState,
+        progress: bool,
+        deadline: float | None = None,
+    ):
         super().__init__()
         self.cfg, self.rules, self.run_dir, self.state = cfg, rules, run_dir, state
         self.progress = progress
@@ -295,6 +355,8 @@ class TrainerCallback(BaseCallback):
         self.recent: list[float] = []
         self.t0 = time.time()
         self.steps0 = 0
+        self.deadline = deadline  # time.time() at which max_seconds runs out (None: no limit)
+        self.out_of_time = False
 
     def _on_training_start(self) -> None:
         self.t0 = time.time()
@@ -326,6 +388,9 @@ class TrainerCallback(BaseCallback):
             self.run_eval()
         if steps - self.state.last_checkpoint >= self.cfg.checkpoint_every:
             self.checkpoint()
+        if self.deadline is not None and time.time() >= self.deadline:
+            self.out_of_time = True  # max_seconds: stop here, then evaluate and export as at the end of a run
+            return False
         return True
 
     def _postfix(self) -> str:
@@ -398,6 +463,7 @@ class TrainerCallback(BaseCallback):
 
 def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = None) -> dict[str, Any]:
     """Train (or resume) a run; returns the summary (also written to ``summary.json``)."""
+    invoked = time.time()
     rules = RulesConfig.resolve(cfg.rules)
     run_dir = cfg.run_dir
     if progress is None:
@@ -413,6 +479,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
     )
 
     state = RunState(pool=OpponentPool(cfg.pool))
+    bc_info: dict[str, Any] = {}  # behaviour cloning done by this invocation (a fresh run with bc_games)
+    device = resolve_device(cfg.device)
+    print(f"{cfg.name}: rules {rules.name}, {cfg.n_envs} environment process(es), learner on {device}")
     activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
     arch = list(cfg.net_arch)
     if resume:
@@ -429,7 +498,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         _restore_rng(saved["rng"])
         env_seed = cfg.seed + saved["num_timesteps"]  # in-progress episodes restart; documented
         env = make_vec_env(cfg, rules, env_seed)
-        model = MaskablePPO.load(run_dir / "checkpoint" / "model.zip", env=env, device="cpu")
+        model = MaskablePPO.load(run_dir / "checkpoint" / "model.zip", env=env, device=device)
         model.set_logger(_logger(run_dir))
         env.env_method("set_snapshots", state.pool.snapshots)
     else:
@@ -453,20 +522,30 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             max_grad_norm=p.max_grad_norm,
             policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation},
             seed=cfg.seed,
-            device="cpu",
+            device=device,
             verbose=0,
         )
         model.set_logger(_logger(run_dir))
         _log_hparams(model, cfg)
         if cfg.bc_games:
             t = time.time()
-            data = collect_demonstrations(rules, cfg.bc_games, seed=cfg.seed * 7919 + 17)
+            bc_info = {"games": cfg.bc_games, "epochs": cfg.bc_epochs}
+            data = collect_demonstrations(
+                rules,
+                cfg.bc_games,
+                seed=cfg.seed * 7919 + 17,
+                gamma=cfg.ppo.gamma,
+                workers=cfg.n_envs,
+                reward=cfg.reward,
+            )
             acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed)
             print(f"behaviour cloning: {len(data[2])} heuristic decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
+            bc_info.update(decisions=len(data[2]), accuracy=round(acc, 4), seconds=round(time.time() - t, 1))
             model.logger.record("bc/accuracy", acc)
             model.logger.record("bc/decisions", len(data[2]))
 
-    callback = TrainerCallback(cfg, rules, run_dir, state, progress)
+    deadline = invoked + cfg.max_seconds if cfg.max_seconds else None
+    callback = TrainerCallback(cfg, rules, run_dir, state, progress, deadline)
     callback.init_callback(model)  # also when there is nothing left to learn (export of a finished run)
     interrupted = False
     start = time.time()
@@ -485,6 +564,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         print(f"checkpoint written to {run_dir / 'checkpoint'}; continue with --resume", file=sys.stderr)
         return {"interrupted": True, "steps": int(model.num_timesteps)}
 
+    stopped_by = "max_seconds" if callback.out_of_time else "total_steps"
     if not state.evals or state.evals[-1]["step"] != model.num_timesteps:
         callback.run_eval()
     policy_path = export_policy(
@@ -501,6 +581,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             "config": cfg.to_dict(),
             "cpu_count": os.cpu_count(),
             "platform": platform.platform(),
+            "device": device + (f" ({torch.cuda.get_device_name()})" if device == "cuda" else ""),
+            "stopped_by": stopped_by,
+            **({"behaviour_cloning": bc_info} if bc_info else {}),
         },
     )
     plot_learning_curve(state.evals, run_dir / "learning_curve.png", f"{cfg.name} ({rules.name})")
@@ -511,6 +594,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         "episodes": state.episodes,
         "wall_seconds": round(state.wall_seconds, 1),
         "this_session_seconds": round(time.time() - start, 1),
+        "stopped_by": stopped_by,
         "vs_random": last["random"],
         "vs_heuristic": last["heuristic"],
         "policy": str(policy_path.with_suffix(".npz")),
@@ -520,8 +604,18 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         f"done: {cfg.name} {summary['steps']:,} steps in {summary['wall_seconds']:.0f}s; "
         f"win rate vs random {last['random']['win_rate']:.0%}, vs heuristic {last['heuristic']['win_rate']:.0%} "
         f"({last['heuristic']['games']} games each); bot: {summary['policy']}"
+        + (" (stopped by max_seconds; --resume continues towards total_steps)" if callback.out_of_time else "")
     )
     return summary
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` -> ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda`` without a GPU is a clear error."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RunDirError("device = 'cuda' but torch sees no CUDA device; use device = 'auto' or 'cpu'")
+    return device
 
 
 def _interrupt_on_sigterm() -> None:
