@@ -20,6 +20,7 @@ import random
 from typing import Any
 
 from bc_env.rules import Game, RulesConfig
+from bc_env.rules.actions import CONVERT, PLACE
 
 M = {f"M{i:02d}": f"EXP-01-M{i:02d}" for i in range(1, 11)}
 
@@ -186,3 +187,62 @@ def play_random(game: Game, rng: random.Random, measure_bias: float = 0.0) -> li
         game.apply(a)
         actions.append(a)
     return actions
+
+
+def supplemental_budget_seeker(game: Game, legal: list[int], rng: random.Random) -> int:
+    """A random player that pursues the one situation in which Supplemental Budget (M10) changes the state of
+    an EXP-01-only standalone game (docs/rulings.md BC-30): its owner converts, in the owner's next turn, while
+    controlling the Investment Program, holding 2 ECO after the conversion and one more Resource, and while
+    another player's Collective Bargaining (M03) forbids the exchange. Plain random play almost never gets there.
+
+    Preferences, first match wins (the *planner* is the player who holds or owns M10):
+
+    * ``exchange``: exchange (a random resort) rather than decline;
+    * ``gain``: the planner gains ECO; ``pay``: the planner pays a non-ECO Resource when it can;
+    * ``political``: the owner of M10 converts while M03 is in force; anybody plays M03 while another player's
+      M10 is in force; the planner places Influence on the Investment Program until it controls it, plays M10
+      once it controls the Program and holds 2 ECO, and converts half the time while it holds under 3 ECO;
+      anybody takes M10, and M03 unless it is the planner; M03 and M10 are played only as said.
+
+    Otherwise a random legal action (a Measure action half of the time). Every action is legal: the games are
+    real games, only the choices are steered.
+    """
+    lay = game.layout
+    n, p, keys, eco = lay.n, game.active, lay.cards, game.eco
+    phase = game.phase_name
+    m03, m10 = M["M03"], M["M10"]
+    effects = game.active_effects
+    planner = keys.index(m10) in game.hands[p] or any(a.id == m10 and a.owner == p for a in effects)
+    if phase == "exchange":
+        return rng.choice([a for a in legal if a != lay.decline])
+    if phase == "gain" and planner and lay.gain + eco in legal:
+        return lay.gain + eco
+    if phase == "pay" and planner:
+        non_eco = [a for a in legal if a - lay.pay != eco]
+        if non_eco:
+            return rng.choice(non_eco)
+    if phase == "political":
+        convert = [a for a in legal if CONVERT * n <= a < (CONVERT + 1) * n]
+        owns = any(a.id == m10 and a.owner == p for a in effects)
+        if owns and convert and any(a.id == m03 for a in effects):
+            return rng.choice(convert)
+        plays = {keys[a - lay.play]: a for a in legal if lay.play <= a < lay.target}
+        takes = {keys[a - lay.take]: a for a in legal if lay.take <= a < lay.play}
+        if m03 in plays and any(a.id == m10 and a.owner != p for a in effects):
+            return plays[m03]
+        controls = any(game.controller(c) == p for c in game.invest_cells)
+        on_program = [a for a in legal if PLACE * n <= a < (PLACE + 1) * n and a - PLACE * n in game.invest_cells]
+        held_eco = game.resources_of(p)[eco]
+        if planner and on_program and not controls:
+            return on_program[0]
+        if m10 in plays and controls and held_eco >= 2:
+            return plays[m10]
+        if m10 in takes:
+            return takes[m10]
+        if m03 in takes and not planner:
+            return takes[m03]
+        if planner and convert and held_eco < 3 and rng.random() < 0.5:
+            return rng.choice(convert)
+        legal = [a for a in legal if not (lay.play <= a < lay.target and keys[a - lay.play] in (m03, m10))] or legal
+    pref = [a for a in legal if a >= lay.take]
+    return rng.choice(pref) if pref and rng.random() < 0.5 else rng.choice(legal)

@@ -15,8 +15,10 @@ to compare them with a recomputation.
   MeasureCard rebuilt from the events, every payment against its cost (Measure surcharges and substitutions
   included), Noise never decreasing, the Start Committee used at most once per player, Hotspots resolving
   once and exactly when fully surrounded, Round Settlement production (with Measure modifiers), one
-  PlayMeasure per player and round, OpenMeasures refilled only as BC-21 says, and every Measure effect
-  living exactly its window (BC-22..BC-30).
+  PlayMeasure per player and round, OpenMeasures refilled only as BC-21 says, every Measure effect
+  living exactly its window (BC-22..BC-30), and the Investment Program exchange offered and made exactly when
+  BC-31 allows it (under Collective Bargaining only with standalone Supplemental Budget's additional
+  Resource, BC-24, BC-30).
 * :func:`check_all_legal_apply`, :func:`check_action_strings`, :func:`check_clone_independent`,
   :func:`round_trip`, :func:`check_terminal`, :func:`check_replay` -- the expensive checks, run at a few
   random points.
@@ -31,6 +33,7 @@ import json
 import random
 from bisect import insort
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -505,13 +508,28 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
     if phase == "move_to":
         src = g.pending["from"]
         return [MOVE_TO * n + c for c in nonstart if c != src]  # RULINGS R10, BC-13
+    eco = g.eco
+    bargaining = tracker.in_force("EXP-01-M03")  # EXP-01-06-M03-03 / EXP-01-08-M03-04, BC-24
+    if phase in ("pay", "exchange") and g.pending.get("gain") is not None:
+        # A ConvertResources' exchange decision, or (pay) Supplemental Budget's additional Resource for the
+        # exchange chosen: the supply after the payment, the ECO after the conversion (EXP-01-06-M10-03/04).
+        nr = g.num_resorts
+        paid = Counter(g.pending["paid"])
+        supply = [v - paid[r] for r, v in enumerate(g.res[p * nr : p * nr + nr])]
+        eco_after = supply[eco] + (1 if g.pending["gain"] == eco else 0)
+        if bargaining and not (tracker.budget_open(p) and tracker.supplement_resorts(supply, eco_after)):
+            _fail(f"BC-24, BC-30: an Investment Program exchange offered to {p} under Collective Bargaining")
+        if phase == "pay":
+            # EXP-01-06-M10-04, BC-30: one Resource of any resort; asked only where two or more resorts can pay.
+            if not bargaining or g.pending.get("exchange") is None:
+                _fail(f"BC-30: a pay decision after the gain of a ConvertResources: {g.pending}")
+            want = [lay.pay + r for r in tracker.supplement_resorts(supply, eco_after)]
+            return want if len(want) >= 2 else _fail(f"BC-05, BC-30: the additional Resource offers {want}")
     if phase == "pay":
         legal = g.legal_actions()
         if not all(lay.pay <= a < lay.gain for a in legal) or len(legal) < 2:
             _fail(f"BC-05: a pay decision must offer two or more Resources, offers {legal}")
         return None  # each choice is checked by applying it (check_all_legal_apply)
-    eco = g.eco
-    bargaining = tracker.in_force("EXP-01-M03")  # EXP-01-06-M03-03 / EXP-01-08-M03-04, BC-24
     if phase == "gain":
         # R16: a resort other than the converted pair (the rest of the payment is Budget Deficit surcharges,
         # BC-24); Collective Bargaining: no ECO into another resort.
@@ -519,8 +537,9 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
         gains = {x for r in pairs for x in range(g.num_resorts) if x != r and not (bargaining and r == eco)}
         return [lay.gain + x for x in sorted(gains)]
     if phase == "exchange":
-        # EXP-01-05-03/04, BC-31: 2 ECO into one Resource of another resort (unlimited Bank), or decline.
-        return [lay.exchange + r for r in range(g.num_resorts) if r != eco and not bargaining] + [lay.decline]
+        # EXP-01-05-03/04, BC-31: 2 ECO into one Resource of another resort (unlimited Bank), or decline; under
+        # Collective Bargaining only with Supplemental Budget's additional Resource (checked above, BC-30).
+        return [lay.exchange + r for r in range(g.num_resorts) if r != eco] + [lay.decline]
     if phase == "target":
         return tracker.targets(g.pending["card"], p)  # BC-20: a choice only where two or more are legal
     if phase != "political":
@@ -796,6 +815,10 @@ class Tracker:
         self.council = 0
         self.after_convert: tuple[int, bool] | None = None
         self.ip_cell = -1
+        # Supplemental Budget (standalone, BC-30): the additional Resource paid in the ConvertResources under way
+        # (player, resort), then the exchange its measure-applied event names.
+        self.supplement: tuple[int, int] | None = None
+        self.supplemented = -1
         self.cards_played: Counter[str] = Counter()
         self.engine_effects: list[Any] = []
         self.card_costs = [card_cost(g, key) for key in keys]
@@ -819,6 +842,19 @@ class Tracker:
     def deficits(self, p: int) -> int:
         """The Budget Deficits on ``p``: each adds 1 Resource to their next Political Action (BC-26)."""
         return sum(1 for t in self.effects if t.id == "EXP-01-M06" and t.data["target"] == p)
+
+    def budget_open(self, p: int) -> bool:
+        """A standalone Supplemental Budget of ``p`` in force (EXP-01-06-M10-02..05, BC-30)."""
+        return not self.v13 and any(t.id == "EXP-01-M10" and t.owner == p for t in self.effects)
+
+    def supplement_resorts(self, supply: list[int], eco_after: int) -> list[int]:
+        """EXP-01-06-M10-03/04, BC-30: the resorts that can pay Supplemental Budget's additional Resource: held
+        after the ConvertResources' payment (``supply``), leaving the 2 ECO of the exchange (``eco_after``: the
+        ECO after the conversion)."""
+        eco = self.g.eco
+        if eco_after < 2:
+            return []
+        return [r for r, v in enumerate(supply) if v >= 1 and (r != eco or eco_after >= 3)]
 
     def council_open(self, p: int) -> bool:
         """An Economic Council of ``p`` not used yet (EXP-01-06-M08-07, BC-28)."""
@@ -985,6 +1021,8 @@ class Tracker:
                 self.infl[dst * n + p] += 1
                 if self.infl[src * n + p] < 0:
                     _fail(f"CORE-01-04-12: player {p} moved an Influence they do not have from {g.topo.label(src)}")
+            elif t == "pay" and e["rule"] == "EXP-01-06-M10-04":
+                self._supplement(e)
             elif t == "pay":
                 p = e["player"]
                 if self.last_pay is not None or p != self.turn_player:
@@ -1002,19 +1040,30 @@ class Tracker:
                 p, gain, amount = e["player"], e["gain"], e["amount"]
                 self.res[p * nr + gain] += amount
                 self.bank[gain] -= amount
-                self.after_convert = (p, self._exchange_due(p))
+                self.after_convert = (p, self._exchange_due(p, gain, amount))
             elif t == "investment-exchange" or t == "investment-declined":
                 p = e["player"]
                 if self.ip_cell < 0 or leaders(g, self.ip_cell) != [p]:
                     _fail(f"EXP-01-05-06, R15: {t} by player {p}, who does not control the Investment Program")
+                # BC-30: under Collective Bargaining only the exchange that Supplemental Budget's additional
+                # Resource paid for; otherwise no additional Resource.
+                bought = self.supplemented if self.supplement is not None else -1
                 if t == "investment-exchange":
                     eco, gain = g.eco, e["gain"]
-                    if gain == eco or self.in_force("EXP-01-M03") or self.in_force("EXP-01-M07"):
-                        _fail(f"EXP-01-05-03, BC-24, BC-27: exchange of 2 ECO into {gain}")
+                    if gain == eco or self.in_force("EXP-01-M07") or (self.in_force("EXP-01-M03") != (bought >= 0)):
+                        _fail(f"EXP-01-05-03, BC-24, BC-27, BC-30: exchange of 2 ECO into {gain} (paid for: {bought})")
+                    if bought >= 0 and bought != gain:
+                        _fail(f"EXP-01-06-M10-05, BC-30: Supplemental Budget paid for exchange {bought}, got {gain}")
                     self.res[p * nr + eco] -= 2
                     self.bank[eco] += 2
                     self.res[p * nr + gain] += 1
                     self.bank[gain] -= 1
+                    if self.res[p * nr + eco] < 0:
+                        _fail(f"EXP-01-05-03: player {p} exchanged 2 ECO they do not hold")
+                elif self.supplement is not None:
+                    _fail("EXP-01-06-M10-04/05, BC-30: Supplemental Budget paid for an exchange that was declined")
+                self.supplement = None
+                self.supplemented = -1
             elif t == "place-tile":
                 c = e["cell"]
                 if c not in self.frontier:
@@ -1076,11 +1125,42 @@ class Tracker:
         self._check_windows()
         return new
 
-    def _exchange_due(self, p: int) -> bool:
-        """EXP-01-05-03/06, BC-31: whether the exchange decision must follow this ConvertResources."""
-        if self.ip_cell < 0 or leaders(self.g, self.ip_cell) != [p] or self.in_force("EXP-01-M03"):
+    def _exchange_due(self, p: int, gain: int, amount: int) -> bool:
+        """EXP-01-05-03/06, BC-31: whether the exchange decision must follow this ConvertResources (the ledger
+        holds the Resources after the payment and the gain ``amount`` of ``gain``). Under Collective Bargaining
+        only with a standalone Supplemental Budget whose additional Resource can be paid (BC-24, BC-30)."""
+        if self.ip_cell < 0 or leaders(self.g, self.ip_cell) != [p]:
             return False
-        return self.res[p * self.g.num_resorts + self.g.eco] >= 2  # the unlimited Bank can always give
+        nr, eco = self.g.num_resorts, self.g.eco
+        if not self.in_force("EXP-01-M03"):
+            if self.supplement is not None:
+                _fail("EXP-01-06-M10-04, BC-30: Supplemental Budget's additional Resource without M03 in force")
+            return self.res[p * nr + eco] >= 2  # the unlimited Bank can always give
+        if self.supplement is not None:
+            return True  # paid for the exchange (checked at the investment-exchange event)
+        supply = self.res[p * nr : p * nr + nr]
+        supply[gain] -= amount  # the supply after the payment, before the gain
+        return self.budget_open(p) and bool(self.supplement_resorts(supply, self.res[p * nr + eco]))
+
+    def _supplement(self, e: dict[str, Any]) -> None:
+        """EXP-01-06-M10-03/04, BC-30: Supplemental Budget's additional Resource, paid after the payment of the
+        owner's ConvertResources (whose ``pay`` event came first) under Collective Bargaining."""
+        p, resorts = e["player"], e["resorts"]
+        if (
+            p != self.turn_player
+            or self.last_pay is None
+            or self.supplement is not None
+            or len(resorts) != 1
+            or not self.budget_open(p)
+            or not self.in_force("EXP-01-M03")
+        ):
+            _fail(f"EXP-01-06-M10-03/04, BC-30: additional payment {e} outside Supplemental Budget's case")
+        nr, r = self.g.num_resorts, resorts[0]
+        self.res[p * nr + r] -= 1
+        self.bank[r] += 1
+        if self.res[p * nr + r] < 0:  # the ledger holds the supply after the payment: the gain cannot pay it
+            _fail(f"EXP-01-06-M10-03, BC-30: player {p} paid a {r} they did not hold after the payment")
+        self.supplement = (p, r)
 
     def _take_pay(self, p: int) -> list[int]:
         pay = self.last_pay
@@ -1098,6 +1178,8 @@ class Tracker:
         if p != self.turn_player:
             _fail(f"{t} by player {p} in the turn of player {self.turn_player}")
         paid = self._take_pay(p)
+        if self.supplement is not None and t != "convert":
+            _fail(f"EXP-01-06-M10-04, BC-30: Supplemental Budget's additional Resource paid for {t}")
         extra, consumed, council = self.surcharges, self.consumed, self.council
         self.surcharges = self.consumed = self.council = 0
         if council and t != "play-measure":
@@ -1297,8 +1379,13 @@ class Tracker:
                     ok = True
                     break
             self.council += 1
-        elif e.get("substitution") == "imposed-cost":  # BC-30: Supplemental Budget, same Resources
-            ok = any(t.id == "EXP-01-M10" and t.owner == e["owner"] == p for t in self.effects)
+        elif e.get("substitution") == "imposed-cost":  # BC-30 (v1.3): Supplemental Budget, same Resources
+            ok = self.v13 and any(t.id == "EXP-01-M10" and t.owner == e["owner"] == p for t in self.effects)
+        elif "exchange" in e:  # EXP-01-06-M10-05, BC-30: the exchange despite Collective Bargaining, paid for
+            ok = kind == "convert" and e["id"] == "EXP-01-M10" and e["owner"] == e["player"] == p
+            ok = ok and self.budget_open(p) and self.in_force("EXP-01-M03") and e["exchange"] != self.g.eco
+            ok = ok and self.supplement is not None and self.supplement[0] == p and self.supplemented < 0
+            self.supplemented = e["exchange"]
         else:
             ok = False
         if not ok:
@@ -1599,6 +1686,7 @@ def run_checked_game(
     twin_window: int = 60,
     rare_round_trip: float = 0.5,
     replay: bool = False,
+    policy: Callable[[Game, list[int], random.Random], int] | None = None,
 ) -> Stats:
     """Play one seeded random game, checking every invariant; expensive checks at a few random points.
 
@@ -1617,9 +1705,9 @@ def run_checked_game(
     With ``replay`` the whole game is replayed from its seed and must end identically (determinism).
 
     The play is driven by ``random.Random(seed)`` (with Measures, every third game prefers PlayMeasure
-    strongly and another third mildly); the choice of check points by a second seeded generator, so the
-    game played does not depend on which checks run. A failure is re-raised with the preset, the seed,
-    the step and the last actions.
+    strongly and another third mildly; ``policy(game, legal, rng)`` replaces that player); the choice
+    of check points by a second seeded generator, so the game played does not depend on which checks run.
+    A failure is re-raised with the preset, the seed, the step and the last actions.
     """
     play = random.Random(seed)
     pick = random.Random(seed + 1_000_003)
@@ -1682,7 +1770,7 @@ def run_checked_game(
                 tracker.check_board_from_events()
             if step in clone_steps:
                 check_clone_independent(g, pick, pick.randrange(1, 40))
-            a = choose(g, legal, play, bias)
+            a = choose(g, legal, play, bias) if policy is None else policy(g, legal, play)
             history.append(a)
             predicted = tracker.predict_hotspots(a) if phase == "place_tile" else None
             g.apply(a)

@@ -554,6 +554,26 @@ def test_EXP_01_05_investment_program_exchange_decision():
     assert v["pending_gain"].sum() == v["exchange_options"].sum() == 0.0
 
 
+def test_bc30_EXP_01_06_M10_04_supplemental_budget_payment_is_encoded():
+    """The pay decision of Supplemental Budget's additional Resource shows the gain and the exchange chosen."""
+    sc = Scenario("exp01-4p", seed=0)
+    sc.put("8,7", "Investment Program", influence=[1, 0, 0, 0])
+    sc.put("6,7", "Grassroots")
+    sc.resources(0, ECO=2, DOM=2, FOR=1, INF=1)
+    sc.at(player=0, round_=2)
+    sc.effect("EXP-01-M03", 1, "end_of_round", from_round=2)
+    sc.effect("EXP-01-M10", 0, "end_of_player_turn", player=0, turn=0)
+    game = sc.game()
+    act(game, "convert 6,7", "gain FOR", "exchange INF")
+    assert game.phase_name == "pay"
+    enc = Encoder(game.config)
+    v = enc.views(enc.encode(game, 0))
+    assert v["phase"].tolist() == [float(name == "pay") for name in PHASE_NAMES]
+    assert v["effect_kind"].tolist() == [float(k == "convert") for k in enc.effect_kinds]
+    assert v["pending_gain"].tolist() == [0.0, 1.0, 0.0, 0.0]
+    assert v["exchange_options"].tolist() == [0.0, 0.0, 1.0, 0.0]
+
+
 def test_EXP_01_v1_3_additional_action_is_encoded():
     sc = Scenario("exp01-v1.3-4p", seed=0)
     sc.put("8,7", "ECO-W2", influence=[0, 1, 0, 0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from exp01_support import M, Scenario, act, events, finish_turn, legal_strings
 
-from bc_env.rules import IllegalActionError
+from bc_env.rules import Game, IllegalActionError, RulesConfig
 
 
 def C(x: int, y: int) -> int:
@@ -474,28 +474,168 @@ def test_EXP_01_06_M09_unpaid():
 # ---------------------------------------------------------------------------- M10 Supplemental Budget
 
 
-def test_bc30_EXP_01_06_M10_supplemental_budget_window_and_no_state_change_in_exp01():
+def _m10(preset: str = "exp01-4p", budget: bool = True, bargaining: bool = True, **res: int) -> Scenario:
+    """P0's next turn (round 2) after playing Supplemental Budget in turn 0: P0 controls the Investment
+    Program at 9,7 and may convert via the Grassroots at 8,7; P1's Collective Bargaining is in force."""
+    sc = Scenario(preset)
+    sc.put("8,7", "Grassroots")
+    sc.put("9,7", "Investment Program", influence=[1, 0, 0, 0])
+    sc.resources(0, **res)
+    sc.at(player=0, round_=2, start_player=0)
+    if bargaining:
+        sc.effect(M["M03"], 1, "end_of_round", from_round=2)
+    if budget:
+        sc.effect(M["M10"], 0, "end_of_player_turn", player=0, turn=0)
+    return sc
+
+
+def test_bc30_EXP_01_06_M10_04_05_the_exchange_despite_collective_bargaining():
+    game = _m10(DOM=2, FOR=1, INF=1, ECO=2).game()
+    act(game, "convert 8,7")  # DOM, DOM (ECO, ECO may not be converted, BC-24)
+    act(game, "gain FOR")
+    # EXP-01-06-M10-05: the ConvertResources would resolve without its exchange (a limitation): offered in full.
+    assert game.phase_name == "exchange"
+    assert legal_strings(game) == ["exchange DOM", "exchange FOR", "exchange INF", "decline"]
+    act(game, "exchange INF")
+    # EXP-01-06-M10-04: 1 additional Resource, from the supply the payment left (DOM is spent, the gained FOR
+    # cannot pay it) keeping the 2 ECO of the exchange: FOR or INF.
+    assert game.phase_name == "pay" and legal_strings(game) == ["pay FOR", "pay INF"]
+    pending = {"kind": "convert", "tile": "8,7", "paid": ["DOM", "DOM"], "gain": "FOR", "exchange": "INF"}
+    assert game.to_dict()["pending"] == pending
+    assert game.resources_of(0) == [2, 1, 1, 2]  # nothing has moved yet (BC-05)
+    twin = Game.from_dict(game.to_dict())
+    assert twin.legal_actions() == game.legal_actions() and twin.to_dict() == game.to_dict()
+    act(game, "pay FOR")
+    # DOM, DOM and FOR paid; FOR gained; 2 ECO exchanged for INF.
+    assert game.resources_of(0) == [0, 1, 2, 0]
+    start = max(i for i, e in enumerate(game.events) if e["rule"] == "CORE-01-04-22" and e["type"] == "pay")
+    assert [(e["type"], e["rule"]) for e in game.events[start : start + 6]] == [
+        ("pay", "CORE-01-04-22"),
+        ("pay", "EXP-01-06-M10-04"),
+        ("measure-applied", "EXP-01-06-M10-05"),
+        ("convert", "CORE-01-04-22"),
+        ("investment-exchange", "EXP-01-05-03"),
+        ("effect-expired", "EXP-01-06-M10-02"),  # the end of the owner's next turn (BC-30)
+    ]
+    applied = events(game, "measure-applied")[-1]
+    assert (applied["id"], applied["owner"], applied["kind"], applied["exchange"]) == (M["M10"], 0, "convert", 2)
+    assert events(game, "pay")[-1]["resorts"] == [1]
+    assert game.active == 1 and M["M10"] not in ids(game)  # the owner's next turn is over (BC-30)
+
+
+def test_bc30_EXP_01_06_M10_the_additional_resource_is_taken_without_asking_when_determined():
+    game = _m10(DOM=2, ECO=3).game()
+    act(game, "convert 8,7", "gain FOR", "exchange DOM")  # only ECO can pay it: 3 ECO, 2 stay for the exchange
+    assert game.active == 1 and game.resources_of(0) == [1, 1, 0, 0]
+    assert events(game, "pay")[-1] == {"type": "pay", "rule": "EXP-01-06-M10-04", "player": 0, "resorts": [3]}
+
+
+def test_bc30_EXP_01_06_M10_04_decline_pays_nothing_more():
+    game = _m10(DOM=2, FOR=1, INF=1, ECO=2).game()
+    act(game, "convert 8,7", "gain FOR", "decline")
+    assert game.resources_of(0) == [0, 2, 1, 2] and events(game, "investment-declined")
+    assert not [e for e in events(game, "measure-applied") if e["id"] == M["M10"]]
+
+
+def test_bc30_EXP_01_06_M10_not_offered_without_the_budget_or_when_unaffordable():
+    for sc in (
+        _m10(budget=False, DOM=2, FOR=1, INF=1, ECO=2),  # Collective Bargaining alone forbids it (BC-24)
+        _m10(DOM=2, ECO=2),  # nothing left to pay the additional Resource but the 2 ECO of the exchange
+    ):
+        game = sc.game()
+        act(game, "convert 8,7", "gain FOR")
+        assert game.active == 1 and game.resources_of(0)[0] == 0 and game.resources_of(0)[3] == 2  # ECO kept
+        assert not events(game, "investment-exchange") and not events(game, "investment-declined")
+    # Without Collective Bargaining the exchange needs no Supplemental Budget: nothing more is paid.
+    game = _m10(bargaining=False, DOM=2, FOR=1, ECO=2).game()
+    act(game, "convert 8,7", "pay DOM", "gain FOR", "exchange INF")
+    assert game.resources_of(0) == [0, 2, 1, 0] and game.active == 1
+    assert not [e for e in events(game, "measure-applied") if e["id"] == M["M10"]]
+
+
+def test_bc30_EXP_01_06_M10_only_for_the_owner_and_bypassing_nothing_else():
+    sc = _m10(DOM=2, FOR=1, INF=1, ECO=2)
+    sc.effect(M["M10"], 1, "end_of_player_turn", player=1, turn=0)  # another player's Budget does not help P0
+    sc.data["active_effects"] = [a for a in sc.data["active_effects"] if a["owner"] != 0 or a["id"] != M["M10"]]
+    game = sc.game()
+    act(game, "convert 8,7", "gain FOR")
+    assert game.active == 1 and not events(game, "investment-exchange")
+    sc = _m10(DOM=2, FOR=1, INF=1, ECO=2)
+    sc.effect(M["M07"], 1, "end_of_round", from_round=2)  # Debt Brake: no ConvertResources at all (BC-27)
+    assert "convert 8,7" not in legal_strings(sc.game())
+
+
+def test_bc30_BC_03_with_supplemental_budget_the_bank_limits_stay():
+    config = RulesConfig(players=4, exp01=True, bank_stock=4)
+    sc = _m10(config, DOM=2, FOR=1, INF=1, ECO=2)
+    # Finite stock 4 per resort: supplies + Bank + Noise = 4 (P0 holds DOM 2, FOR 1, INF 1, ECO 2).
+    sc.data["bank"] = {"DOM": 2, "FOR": 0, "INF": 3, "ECO": 2}
+    sc.data["noise"] = {"DOM": 0, "FOR": 3, "INF": 0, "ECO": 0}
+    game = sc.game()
+    act(game, "convert 8,7", "gain INF")  # FOR cannot be gained: the Bank has none
+    assert legal_strings(game) == ["exchange DOM", "exchange INF", "decline"]  # nor exchanged (BC-03)
+
+
+def test_bc30_EXP_01_06_M10_illegal_choices_change_nothing():
+    game = _m10(DOM=2, FOR=1, INF=1, ECO=2).game()
+    act(game, "convert 8,7", "gain FOR", "exchange INF")
+    for text in ("pay DOM", "pay ECO", "exchange INF", "decline"):  # spent, needed for the exchange, wrong decision
+        before = game.to_dict()
+        with pytest.raises(IllegalActionError):
+            act(game, text)
+        assert game.to_dict() == before
+
+
+def test_bc30_EXP_01_06_M10_02_window_is_the_owners_next_turn():
     sc = Scenario()
-    sc.put("8,7", "DOM-W1")
-    sc.resources(0, ECO=1)
+    sc.put("8,7", "Grassroots")
+    sc.put("9,7", "Investment Program", influence=[1, 0, 0, 0])
+    sc.resources(0, ECO=3, DOM=2, INF=1)
+    sc.resources(1, ECO=2)
+    sc.hand(0, M["M10"])
+    sc.hand(1, M["M03"])
+    for q in (2, 3):
+        sc.supply(q, 2)
+    sc.at(player=0, turns_in_round=3, start_player=1)  # P0 is last in round 1
+    game = sc.game()
+    act(game, "play EXP-01-M10")
+    assert game.resources_of(0) == [2, 0, 1, 2]  # ECO
+    assert events(game, "measure-effect")[-1]["rule"] == "EXP-01-06-M10-05"
+    assert game.round == 2 and game.active == 1 and M["M10"] in ids(game)  # survives its own turn
+    act(game, game.action_to_string(game.legal_actions()[0]), "play EXP-01-M03")  # P1: Collective Bargaining
+    finish_turn(game)
+    finish_turn(game)
+    assert game.active == 0 and M["M10"] in ids(game) and M["M03"] in ids(game)
+    act(game, game.action_to_string(game.legal_actions()[0]))  # P0's tile
+    act(game, "convert 8,7", "gain FOR", "exchange DOM")  # DOM, DOM paid; INF the only additional one
+    assert game.resources_of(0) == [1, 1, 0, 0]
+    assert M["M10"] not in ids(game)  # expired with the owner's next turn
+    expired = [e for e in events(game, "effect-expired") if e["id"] == M["M10"]]
+    assert expired and expired[-1]["rule"] == "EXP-01-06-M10-02"
+
+
+def test_bc30_EXP_01_08_M10_03_v13_supplemental_budget_lasts_this_turn_and_allows_no_exchange():
+    sc = _m10("exp01-v1.3-4p", budget=False, DOM=2, FOR=1, INF=1, ECO=3)
     sc.hand(0, M["M10"])
     game = sc.game()
     act(game, "play EXP-01-M10")
-    assert game.resources_of(0) == [0, 0, 0, 0]  # ECO
-    assert events(game, "measure-effect")[-1]["rule"] == "EXP-01-06-M10-05"
-    for _ in range(3):
-        finish_turn(game)
-    assert game.active == 0 and M["M10"] in ids(game)  # standalone: the owner's next turn
-    finish_turn(game)
+    assert game.extra and M["M10"] in ids(game)  # in force for the additional action
+    assert events(game, "measure-effect")[-1]["rule"] == "EXP-01-08-M10-05"
+    act(game, "convert 8,7", "gain FOR")  # v1.3 reads cost components: the exchange stays forbidden (BC-24)
+    assert game.active == 1 and not events(game, "investment-exchange")
     assert M["M10"] not in ids(game)
-    # With Budget Deficit on the owner, the Supplemental Budget option pays the same Resources:
-    # the decisions and their results are those of the same position without it (BC-30).
-    sc = Scenario()
+    assert [e for e in events(game, "effect-expired") if e["id"] == M["M10"]][-1]["rule"] == "EXP-01-08-M10-03"
+
+
+def test_bc30_EXP_01_08_M10_04_05_v13_the_imposed_cost_option_pays_the_same_in_exp01():
+    """v1.3: with Budget Deficit on the owner, the Supplemental Budget option pays the same Resources: the
+    decisions and their results are those of the same position without it (BC-30)."""
+    sc = Scenario("exp01-v1.3-4p")
     sc.put("8,7", "DOM-W1")
     sc.resources(0, DOM=1, FOR=1)
     sc.effect(M["M06"], 1, "consumed", target=0)
     without = sc.game()
-    sc.effect(M["M10"], 0, "end_of_player_turn", player=0, turn=0)
+    sc.effect(M["M10"], 0, "end_of_turn")
     with_ = sc.game()
     for g in (without, with_):
         act(g, "place 8,7")
@@ -504,18 +644,9 @@ def test_bc30_EXP_01_06_M10_supplemental_budget_window_and_no_state_change_in_ex
         act(g, "pay DOM")
     assert without.resources_of(0) == with_.resources_of(0) == [0, 1, 0, 0]
     assert not [e for e in events(with_, "measure-applied") if e["id"] == M["M10"]]
-
-
-def test_bc30_EXP_01_08_M10_03_v13_supplemental_budget_lasts_this_turn():
-    sc = Scenario("exp01-v1.3-4p")
-    sc.put("8,7", "DOM-W1")
-    sc.resources(0, ECO=1)
-    sc.hand(0, M["M10"])
-    game = sc.game()
-    act(game, "play EXP-01-M10")
-    assert game.extra and M["M10"] in ids(game)  # in force for the additional action
-    act(game, "place 8,7")
-    assert M["M10"] not in ids(game)
+    # v1.3's rules for Budget Deficit (EXP-01-08-M06-05, -07).
+    assert events(with_, "pay")[-1]["rule"] == "EXP-01-08-M06-05"
+    assert events(with_, "effect-consumed")[-1]["rule"] == "EXP-01-08-M06-07"
 
 
 def test_EXP_01_06_M10_unpaid():

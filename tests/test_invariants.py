@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from exp01_support import supplemental_budget_seeker
 from invariants import (
     EXP01_CARDS,
     EXP01_PRESETS,
@@ -614,6 +615,60 @@ def test_EXP_01_legal_set_corruption_is_detected() -> None:
     bad._legal = sorted({*legal, game.layout.take + taken})  # a card that is in a hand, not open
     with pytest.raises(InvariantError, match="extra"):
         check_legal(bad, tracker)
+
+
+def _declining_seeker(g: Game, legal: list[int], rng: random.Random) -> int:
+    """The Supplemental Budget seeker, but declining every exchange made under Collective Bargaining."""
+    if g.phase_name == "exchange" and g.pending["supplemented"]:
+        return g.layout.decline
+    return supplemental_budget_seeker(g, legal, rng)
+
+
+@pytest.mark.parametrize("policy", [supplemental_budget_seeker, _declining_seeker])
+def test_bc30_EXP_01_06_M10_invariants_hold_where_supplemental_budget_applies(
+    policy: Callable[[Game, list[int], random.Random], int],
+) -> None:
+    """The harness follows games in which standalone Supplemental Budget offers the Investment Program
+    exchange under Collective Bargaining (the coverage-seeking player of exp01_support): the offer, the
+    additional Resource's pay decision and the ledger are recomputed by the tracker (BC-30, BC-24, BC-31)."""
+    config = RulesConfig.preset("exp01-4p")
+    stats = Stats()
+    for seed in range(200):
+        stats.merge(run_checked_game(config, seed, policy=policy, **checks_for(seed)))
+    if policy is supplemental_budget_seeker:
+        assert stats.rules["EXP-01-06-M10-04"] >= 3 and stats.rules["EXP-01-06-M10-05"] >= 3, stats.rules
+    else:
+        assert not stats.rules["EXP-01-06-M10-04"] and stats.events["investment-declined"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("dropped", "message"),
+    [
+        ("EXP-01-06-M10-04", "measure-applied without an effect in force"),  # the additional Resource unpaid
+        ("EXP-01-06-M10-05", "BC-30"),  # paid, but the exchange not resolved by Supplemental Budget
+    ],
+)
+def test_bc30_EXP_01_06_M10_an_exchange_under_collective_bargaining_needs_both_events(
+    dropped: str, message: str
+) -> None:
+    """Drop one event of a Supplemental Budget exchange (its pay or its measure-applied): the tracker objects."""
+    config = RulesConfig.preset("exp01-4p")
+    game = Game.new(config, 15)  # the seeker's first game with a Supplemental Budget exchange
+    tracker = Tracker(game)
+    rng = random.Random(15)
+    while not game.is_terminal():
+        seen = len(game.events)
+        game.apply(supplemental_budget_seeker(game, game.legal_actions(), rng))
+        new = enumerate(game.events[seen:], seen)
+        extra = [i for i, e in new if e["rule"] == dropped and e["type"] in ("pay", "measure-applied")]
+        if extra:
+            del game.events[extra[0]]
+            with pytest.raises(InvariantError, match=message):
+                tracker.process()
+            return
+        tracker.process()
+        tracker.check()
+    raise AssertionError("no Supplemental Budget exchange in game 15")
 
 
 def test_determinism_replay_detects_a_divergence() -> None:

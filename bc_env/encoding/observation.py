@@ -518,6 +518,9 @@ class Encoder:
                 v[x["pending_gain"] + pend["gain"]] = 1.0
                 for r in pend["exchanges"]:
                     v[x["exchange_options"] + r] = 1.0
+            elif "supplements" in pend:  # EXP-01-06-M10-04, BC-30: paying for the exchange chosen
+                v[x["pending_gain"] + pend["gain"]] = 1.0
+                v[x["exchange_options"] + pend["exchange"]] = 1.0
         if g.active_effects:
             self._effects_exp(g, v)
 

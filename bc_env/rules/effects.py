@@ -160,6 +160,11 @@ class Modifier:
         """Whether converting the Resources ``paid`` into ``gain`` is prohibited (EXP-01-06-M03-03)."""
         return False
 
+    def resolves_fully(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        """Whether ``effect``, which a limitation would resolve only partially, may resolve fully for 1
+        additional Resource of any resort (EXP-01-06-M10-04/05, docs/rulings.md BC-30)."""
+        return False
+
     def stage(self, active: ActiveEffect) -> int:
         return STAGE_OUTPUT
 
@@ -169,6 +174,10 @@ class Modifier:
     def rule(self, game: Game, active: ActiveEffect) -> str:
         """The rule ID cited when this effect applies."""
         return active.id
+
+    def end_rule(self, game: Game, active: ActiveEffect) -> str:
+        """The rule ID cited when this effect's duration ends (``effect-expired`` / ``effect-consumed``)."""
+        return self.rule(game, active)
 
 
 #: Modifier handlers by ActiveEffect id; the expansions register theirs here.
@@ -298,6 +307,21 @@ def conversion_forbidden(game: Game, effect: Effect, paid: Payment, gain: int) -
     return False
 
 
+def full_resolution(game: Game, effect: Effect) -> ActiveEffect | None:
+    """The active effect that lets ``effect`` resolve fully despite a limitation, for 1 additional Resource
+    (EXP-01-06-M10-04/05, docs/rulings.md BC-30), or None."""
+    for handler, active, _ in _collect(game, effect):
+        if handler.resolves_fully(game, active, effect):
+            return active
+    return None
+
+
+def end_rule(game: Game, active: ActiveEffect) -> str:
+    """The rule ID an ``effect-expired`` / ``effect-consumed`` event of ``active`` cites (its edition's)."""
+    handler = MODIFIERS.get(active.id)
+    return active.id if handler is None else handler.end_rule(game, active)
+
+
 def effect_output(game: Game, effect: Effect, amount: int, log: bool = False) -> int:
     """Step 5: output modifiers by stage, then the floor of 0 (CORE-01-06-16 (a), EXP-01-04-B-01..04).
 
@@ -341,20 +365,21 @@ def expire(game: Game, timing: str, owner: int | None = None) -> None:
     keep = []
     for active in game.active_effects:
         if _ends(active, timing, owner, game.turn) and active.from_round <= game.round:
-            game.log("effect-expired", "EXP-01-07-06", id=active.id, owner=active.owner)
+            game.log("effect-expired", end_rule(game, active), id=active.id, owner=active.owner)
         else:
             keep.append(active)
     game.active_effects = keep
 
 
 def consume(game: Game, player: int) -> None:
-    """EXP-01-06-M06-07: after a Political Action attempt by ``player``, consume the CONSUMED effects on them."""
+    """EXP-01-06-M06-07 / EXP-01-08-M06-07: after a Political Action attempt by ``player``, consume the CONSUMED
+    effects on them."""
     if not game.active_effects:
         return
     keep = []
     for active in game.active_effects:
         if active.until == CONSUMED and active.get("target") == player:
-            game.log("effect-consumed", "EXP-01-06-M06-07", id=active.id, owner=active.owner, target=player)
+            game.log("effect-consumed", end_rule(game, active), id=active.id, owner=active.owner, target=player)
         else:
             keep.append(active)
     game.active_effects = keep

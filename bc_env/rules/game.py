@@ -5,7 +5,8 @@ One pending decision at a time, owned by ``current_player`` (RULINGS R23). The d
 * ``place_tile``: where the drawn tile goes (CORE-01-04-04..08, RULINGS R3);
 * ``political``: the turn's one Political Action (CORE-01-04-09, RULINGS R7);
 * ``move_to``: the destination of a Move (CORE-01-04-12, RULINGS R10);
-* ``pay``: the next Resource of a payment, when the cost leaves a choice (RULINGS R18);
+* ``pay``: the next Resource of a payment, when the cost leaves a choice (RULINGS R18), or the additional
+  Resource of Supplemental Budget (EXP-01-06-M10-04, docs/rulings.md BC-30);
 * ``gain``: the resort a ConvertResources takes from the Bank (CORE-01-04-22, RULINGS R16);
 * ``target``: the target of a Measure (a tile or a player; EXP-01-06-M01-02 and the like);
 * ``exchange``: the optional Investment Program exchange after a ConvertResources (EXP-01-05-03/04).
@@ -87,8 +88,10 @@ def _shared(config: RulesConfig) -> _Shared:
 #: "formalize", "convert", "place", "take", "play"). ``from``: the source cell of a Move; ``tile``: the
 #: ContextTile cell (-1: null); ``paid``: the Resources paid so far (resort indices, ascending); ``options``:
 #: the complete payments still possible; ``gains`` / ``gain`` / ``exchanges``: the resorts a ConvertResources
-#: may gain, the one gained and the Investment Program exchanges; ``card`` / ``target`` / ``targets``: the
-#: Measure card of a TakeMeasure / PlayMeasure, the targeted player (-1: none) and the target actions.
+#: may gain, the one gained and the Investment Program exchanges; ``supplemented``: those exchanges offered only
+#: with Supplemental Budget's additional Resource, ``exchange`` / ``supplements``: the one chosen and the resorts
+#: that may pay that Resource (docs/rulings.md BC-30); ``card`` / ``target`` / ``targets``: the Measure card of a
+#: TakeMeasure / PlayMeasure, the targeted player (-1: none) and the target actions.
 #: (Functional syntax because ``from`` is a keyword.)
 Pending = TypedDict(
     "Pending",
@@ -101,6 +104,9 @@ Pending = TypedDict(
         "gains": list[int],
         "gain": int,
         "exchanges": list[int],
+        "supplemented": list[int],
+        "exchange": int,
+        "supplements": list[int],
         "card": int,
         "target": int,
         "targets": list[int],
@@ -405,7 +411,12 @@ class Game:
             else:
                 self._move_influence(src, a - MOVE_TO * n)
         elif phase == PH_PAY:
-            self._pay_choice(a - self.layout.pay)
+            pend = self.pending
+            assert pend is not None
+            if "supplements" in pend:  # EXP-01-06-M10-04: the additional Resource of Supplemental Budget
+                self._execute_convert(pend["tile"], pend["paid"], pend["gain"], pend["exchange"], a - self.layout.pay)
+            else:
+                self._pay_choice(a - self.layout.pay)
         elif phase == PH_GAIN:
             self._gain_choice(a - self.layout.gain)
         elif phase == PH_TARGET:
@@ -415,7 +426,10 @@ class Game:
             assert pend is not None
             lay = self.layout
             exchange = -1 if a == lay.decline else a - lay.exchange
-            self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange)
+            if exchange in pend["supplemented"]:
+                self._begin_supplement(exchange)
+            else:
+                self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange)
 
     def clone(self) -> Game:
         """An independent copy (the shared immutable catalogue and layout are not copied)."""
@@ -618,6 +632,8 @@ class Game:
         if phase == PH_PAY:
             pend = self.pending
             assert pend is not None
+            if "supplements" in pend:  # EXP-01-06-M10-04, docs/rulings.md BC-30
+                return [lay.pay + r for r in pend["supplements"]]
             return [lay.pay + r for r in effects.next_choices(pend["options"], pend["paid"])]
         if phase == PH_GAIN:
             pend = self.pending
@@ -1019,27 +1035,51 @@ class Game:
                     found.append(base)
         return tuple(found)
 
-    def _exchange_options(self, effect: Effect, pay: Payment, gain: int) -> list[int]:
+    def _exchange_options(self, effect: Effect, pay: Payment, gain: int) -> tuple[list[int], list[int]]:
         """EXP-01-05-02..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
-        (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources."""
+        (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources.
+
+        Returns the resorts offered and, among them, those offered only with Supplemental Budget's additional
+        Resource (docs/rulings.md BC-30): an exchange an effect forbids (Collective Bargaining, BC-24) leaves the
+        ConvertResources partially resolved, which Supplemental Budget resolves fully (EXP-01-06-M10-05)."""
         p = effect.actor
         if not any(self.controller(c) == p for c in self.invest_cells):  # EXP-01-05-06, RULINGS R15
-            return []
+            return [], []
         eco, nr = self.eco, self.num_resorts
         amount = self.grassroots_text(effect.tile).gain
         if self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0) < 2:
-            return []
+            return [], []
         finite = self.config.bank_stock is not None
-        out = []
+        full: bool | None = None  # whether Supplemental Budget can resolve the action fully (computed once)
+        out: list[int] = []
+        supplemented: list[int] = []
         for r in range(nr):
             if r == eco:
                 continue  # "a different resort"
             if finite and self.bank[r] + pay.count(r) - (amount if gain == r else 0) < 1:
                 continue  # docs/rulings.md BC-03 applies to the exchange too
             if effects.conversion_forbidden(self, effect, (eco, eco), r):
-                continue  # EXP-01-06-M03-03 / EXP-01-08-M03-04, docs/rulings.md BC-24
+                # EXP-01-06-M03-03 / EXP-01-08-M03-04, docs/rulings.md BC-24 -- unless Supplemental Budget
+                # resolves the ConvertResources fully for 1 additional Resource (EXP-01-06-M10-04/05, BC-30).
+                if full is None:
+                    full = effects.full_resolution(self, effect) is not None and bool(
+                        self._supplement_options(effect, pay, gain)
+                    )
+                if not full:
+                    continue
+                supplemented.append(r)
             out.append(r)
-        return out
+        return out, supplemented
+
+    def _supplement_options(self, effect: Effect, pay: Payment, gain: int) -> list[int]:
+        """The resorts that may pay Supplemental Budget's additional Resource for an Investment Program exchange
+        after this ConvertResources (EXP-01-06-M10-03/04, docs/rulings.md BC-30): it is paid after the cost, from
+        the supply as the payment left it (neither the gain nor the exchange can pay it), and the 2 ECO of the
+        exchange must remain."""
+        p, nr, eco = effect.actor, self.num_resorts, self.eco
+        amount = self.grassroots_text(effect.tile).gain
+        eco_after = self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0)
+        return [r for r in range(nr) if self.res[p * nr + r] - pay.count(r) >= 1 and (r != eco or eco_after - 1 >= 2)]
 
     def _payment_complete(self, pay: list[int]) -> None:
         pend = self.pending
@@ -1052,11 +1092,13 @@ class Game:
         if kind != "convert":
             effect = self._pending_effect()
             if kind == "place":
-                self._before_pay(effect, pay, "EXP-01-06-M06-05")  # only extra costs: Place is free
+                # Only extra costs: Place is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
+                self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
                 self.pending = None
                 self._place_influence(pend["tile"])
             elif kind == "move":
-                self._before_pay(effect, pay, "EXP-01-06-M06-05")  # only extra costs: Move is free
+                # Only extra costs: Move is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
+                self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
                 self._move_influence(pend["from"], pend["tile"])
             elif kind == "take":
                 self._execute_take(effect, pay)
@@ -1080,13 +1122,32 @@ class Game:
         assert pend is not None
         if self.invest_cells:
             effect = self.effect_for("convert", pend["tile"], self.active)
-            exchanges = self._exchange_options(effect, tuple(pend["paid"]), gain)
+            exchanges, supplemented = self._exchange_options(effect, tuple(pend["paid"]), gain)
             if exchanges:  # EXP-01-05-04 / EXP-01-05-02 (v1.3): optional, so a decision
                 pend["gain"] = gain
                 pend["exchanges"] = exchanges
+                pend["supplemented"] = supplemented
                 self.phase = PH_EXCHANGE
                 return
         self._execute_convert(pend["tile"], pend["paid"], gain)
+
+    def _begin_supplement(self, exchange: int) -> None:
+        """The exchange chosen needs Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30): pay it,
+        asking only where more than one resort can (as BC-05)."""
+        pend = self.pending
+        assert pend is not None
+        effect = self.effect_for("convert", pend["tile"], self.active)
+        options = self._supplement_options(effect, tuple(pend["paid"]), pend["gain"])
+        if len(options) == 1:
+            self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange, options[0])
+            return
+        pend["exchange"] = exchange
+        pend["supplements"] = options
+        self.phase = PH_PAY
+
+    def _edition_rule(self, standalone: str, v13: str) -> str:
+        """The rule ID of the game's EXP-01 edition (RULINGS R22)."""
+        return v13 if self.config.exp01_edition == "v1.3" else standalone
 
     def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
         """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
@@ -1129,12 +1190,25 @@ class Game:
         self.pending = None
         self._end_turn()
 
-    def _execute_convert(self, cell: int, pay: list[int], gain: int, exchange: int | None = None) -> None:
-        """ConvertResources; ``exchange``: the Investment Program decision (None: not offered, -1: declined)."""
+    def _execute_convert(
+        self, cell: int, pay: list[int], gain: int, exchange: int | None = None, supplement: int = -1
+    ) -> None:
+        """ConvertResources; ``exchange``: the Investment Program decision (None: not offered, -1: declined);
+        ``supplement``: the additional Resource paid with Supplemental Budget for the exchange (-1: none)."""
         p = self.active
         text = self.grassroots_text(cell)
         if self.active_effects:
-            self._before_pay(self.effect_for("convert", cell, p), pay, "CORE-01-04-22")
+            effect = self.effect_for("convert", cell, p)
+            self._before_pay(effect, pay, "CORE-01-04-22")
+            if supplement >= 0:
+                # EXP-01-06-M10-03/04: after the cost, 1 additional Resource of any resort to the Bank; -M10-05:
+                # the ConvertResources resolves fully, its exchange despite Collective Bargaining (BC-30, BC-24).
+                budget = effects.full_resolution(self, effect)
+                assert budget is not None and exchange is not None and exchange >= 0
+                self._pay(p, [supplement], "EXP-01-06-M10-04")
+                handler = effects.MODIFIERS[budget.id]
+                self.log("measure-applied", handler.rule(self, budget), id=budget.id, owner=budget.owner,
+                         kind="convert", player=p, exchange=exchange)  # fmt: skip
         else:
             self._pay(p, pay, "CORE-01-04-22")
         nr = self.num_resorts
@@ -1159,7 +1233,8 @@ class Game:
     def _execute_take(self, effect: Effect, pay: list[int]) -> None:
         """EXP-01-06-02: one Measure from OpenMeasures into the hand, then refill (EXP-01-06-04..06)."""
         p, k = effect.actor, effect.card
-        self._before_pay(effect, pay, "EXP-01-06-M06-05")
+        # Only extra costs: TakeMeasure is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
+        self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
         d = self.deck_of[k]
         self.m_open[d].remove(k)
         insort(self.hands[p], k)

@@ -61,6 +61,9 @@ def game_to_dict(g: Game) -> dict[str, Any]:
             }
             if g.phase == PH_EXCHANGE:
                 pending["gain"] = resorts[pend["gain"]]
+            elif "supplements" in pend:  # Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30)
+                pending["gain"] = resorts[pend["gain"]]
+                pending["exchange"] = resorts[pend["exchange"]]
         else:  # an expansion's pipeline: Place / Move with a cost, TakeMeasure, PlayMeasure
             pending = {"kind": kind}
             if kind == "move":
@@ -470,7 +473,8 @@ def _read_pending(g: Game, pend: Any) -> None:
     elif card >= 0:
         g.pending["card"] = card
         g.pending["target"] = target
-    if g.phase == PH_PAY:
+    supplement = g.phase == PH_PAY and kind == "convert" and isinstance(pend, dict) and "exchange" in pend
+    if g.phase == PH_PAY and not supplement:
         if len(effects.next_choices(options, paid)) < 2:
             # BC-05: a pay decision is open only where the remaining payments differ in their next Resource.
             raise StateError("state.pending.paid does not leave a choice of the next Resource open (BC-05)")
@@ -481,12 +485,27 @@ def _read_pending(g: Game, pend: Any) -> None:
         if g.phase == PH_GAIN and len(gains) < 2:
             raise StateError("state.pending leaves no choice of resort to gain")
         g.pending["gains"] = gains
-        if g.phase == PH_EXCHANGE:
+        if g.phase == PH_EXCHANGE or supplement:
             gain = _get(pend, "gain", "state.pending")
             if gain not in resorts or resorts.index(gain) not in gains:
                 raise StateError(f"state.pending.gain must be a resort the conversion may gain, got {gain!r}")
             g.pending["gain"] = resorts.index(gain)
-            exchanges = g._exchange_options(g.effect_for(kind, cell, p), tuple(paid), g.pending["gain"])
+            effect = g.effect_for(kind, cell, p)
+            exchanges, supplemented = g._exchange_options(effect, tuple(paid), g.pending["gain"])
             if not exchanges:
                 raise StateError("state.pending offers no Investment Program exchange (EXP-01-05-03)")
             g.pending["exchanges"] = exchanges
+            g.pending["supplemented"] = supplemented
+            if supplement:
+                # EXP-01-06-M10-04, docs/rulings.md BC-30: the exchange chosen needs the additional Resource.
+                exchange = _get(pend, "exchange", "state.pending")
+                if exchange not in resorts or resorts.index(exchange) not in supplemented:
+                    raise StateError(
+                        "state.pending.exchange must be an Investment Program exchange that needs Supplemental "
+                        f"Budget's additional Resource (EXP-01-06-M10-04), got {exchange!r}"
+                    )
+                supplements = g._supplement_options(effect, tuple(paid), g.pending["gain"])
+                if len(supplements) < 2:
+                    raise StateError("state.pending leaves no choice of the additional Resource (BC-05, BC-30)")
+                g.pending["exchange"] = resorts.index(exchange)
+                g.pending["supplements"] = supplements

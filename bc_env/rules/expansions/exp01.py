@@ -12,7 +12,10 @@ touch victory (EXP-01-00-04, both texts: ``Game.winners`` is unchanged). By cons
 neither the Influence cap nor control, Lobbyists or Hotspot resolution, no Measure touches victory and
 no effect happens without a rule (EXP-01-06-01..06 (Restrictions) / EXP-01-09-01..05 (v1.3)): ECO only
 adds a resort, and every Measure effect below is an explicit handler. Measures never bypass a
-prohibition: prohibitions are checked before any cost or substitution (effects.cost_variants).
+prohibition: prohibitions are checked before any cost or substitution (effects.cost_variants). The one
+explicit exception is standalone Supplemental Budget (EXP-01-06-M10-05, docs/rulings.md BC-30): for 1 additional
+Resource it lets its owner's ConvertResources make the Investment Program exchange that Collective Bargaining
+forbids (Game._exchange_options).
 """
 
 from __future__ import annotations
@@ -103,6 +106,21 @@ MEASURES: tuple[MeasureSpec, ...] = (
 )  # fmt: skip
 BY_KEY = {m.key: m for m in MEASURES}
 
+#: The rule an effect-expired / effect-consumed event cites: the card's Duration line (standalone, v1.3);
+#: for Budget Deficit the rule that consumes it (EXP-01-06-M06-07 / EXP-01-08-M06-07).
+END_RULES: dict[str, tuple[str, str]] = {
+    "EXP-01-M01": ("EXP-01-06-M01-03", "EXP-01-08-M01-04"),
+    "EXP-01-M02": ("EXP-01-06-M02-03", "EXP-01-08-M02-04"),
+    "EXP-01-M03": ("EXP-01-06-M03-02", "EXP-01-08-M03-03"),
+    "EXP-01-M04": ("EXP-01-06-M04-03", "EXP-01-08-M04-04"),
+    "EXP-01-M05": ("EXP-01-06-M05-03", "EXP-01-08-M05-04"),
+    "EXP-01-M06": ("EXP-01-06-M06-07", "EXP-01-08-M06-07"),
+    "EXP-01-M07": ("EXP-01-06-M07-02", "EXP-01-08-M07-03"),
+    "EXP-01-M08": ("EXP-01-06-M08-03", "EXP-01-08-M08-03"),
+    "EXP-01-M09": ("EXP-01-06-M09-03", "EXP-01-08-M09-04"),
+    "EXP-01-M10": ("EXP-01-06-M10-02", "EXP-01-08-M10-03"),
+}
+
 #: The Measures that modify a tile's production value (EXP-01-06-M09-04 / EXP-01-08-M09-05).
 PRODUCTION_MEASURES = frozenset(("EXP-01-M02", "EXP-01-M04", "EXP-01-M05"))
 
@@ -118,6 +136,9 @@ class _Measure(Modifier):
 
     def rule(self, game: Game, active: ActiveEffect) -> str:
         return BY_KEY[active.id].rule(game.config.exp01_edition)
+
+    def end_rule(self, game: Game, active: ActiveEffect) -> str:
+        return END_RULES[active.id][_v13(game)]
 
 
 class BudgetCompromise(_Measure):
@@ -243,22 +264,35 @@ class InvestmentFreeze(_Measure):
 
 
 class SupplementalBudget(_Measure):
-    """M10 (docs/rulings.md BC-30): after paying for a Political Action the owner may pay 1 additional
-    Resource of any resort to ignore one cost component a Measure imposed on it (EXP-01-08-M10-04/05;
-    EXP-01-06-M10-03..05). It never bypasses a prohibition (EXP-01-09-03)."""
+    """M10, docs/rulings.md BC-30.
+
+    Standalone (EXP-01-06-M10-03..05): after paying for the owner's Political Action, the owner may pay 1
+    additional Resource of any resort so that an action a limitation would resolve only partially resolves
+    fully. In EXP-01 that is a ConvertResources whose Investment Program exchange Collective Bargaining
+    forbids (BC-24, BC-31): the game offers the exchange with the additional payment (``resolves_fully``);
+    nothing else is bypassed (Debt Brake forbids the whole ConvertResources, the Bank limits of BC-03 stay).
+
+    v1.3 (EXP-01-08-M10-04/05): after paying for a Political Action the owner may pay 1 additional Resource
+    to ignore one cost component a Measure imposed on it (a substitution). It never bypasses a prohibition
+    (EXP-01-09-03). In an EXP-01-only game this pays the same Resources as the standard cost (BC-30).
+    """
 
     kinds = POLITICAL_KINDS
 
     def substitutes(
         self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost, imposed: tuple[int, ...]
     ) -> list[Cost]:
-        if effect.actor != active.owner:
+        if effect.actor != active.owner or not _v13(game):
             return []
-        return [cost[:i] + cost[i + 1 :] + ((1, ANY, ALL_MASK),) for i in imposed]
+        return [cost[:i] + cost[i + 1 :] + ((1, ANY, ALL_MASK),) for i in imposed]  # EXP-01-08-M10-04/05
 
     def substitution_used(self, game: Game, active: ActiveEffect, index: int, effect: Effect) -> None:
         game.log("measure-applied", self.rule(game, active), id=active.id, owner=active.owner,
                  kind=effect.kind, substitution="imposed-cost")  # fmt: skip
+
+    def resolves_fully(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        # EXP-01-06-M10-03..05: the owner's Political Action (standalone only; v1.3 reads the cost components).
+        return effect.actor == active.owner and not _v13(game)
 
 
 MODIFIERS.update(
@@ -332,7 +366,8 @@ def _m09(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEf
 def _m10(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
     if _v13(game):  # EXP-01-08-M10-03: this turn (the additional Political Action follows, EXP-01-06-05 (v1.3))
         return ActiveEffect("EXP-01-M10", player, END_OF_TURN, game.round)
-    # EXP-01-06-M10-02, docs/rulings.md BC-30: until the end of the owner's next turn.
+    # EXP-01-06-M10-02, docs/rulings.md BC-30: until the end of the owner's next turn (no usage flag: that turn
+    # holds one Political Action of the owner, and a ConvertResources at most one exchange, EXP-01-05-07).
     return ActiveEffect("EXP-01-M10", player, END_OF_PLAYER_TURN, game.round, (("player", player), ("turn", game.turn)))
 
 
