@@ -15,7 +15,7 @@ from bc_env.rules import Game, RulesConfig  # noqa: E402
 from policies.arena import play_game  # noqa: E402
 from policies.neural import NeuralPolicy, PolicyFileError  # noqa: E402
 from training.config import TrainConfig, TrainConfigError  # noqa: E402
-from training.train import RunDirError, collect_demonstrations, train  # noqa: E402
+from training.train import RunDirError, action_kinds, collect_demonstrations, train  # noqa: E402
 
 TINY = "configs/train/tiny.toml"
 
@@ -151,3 +151,30 @@ def test_demonstrations_do_not_depend_on_the_number_of_workers():
     assert len(obs) == len(masks) == len(acts) == len(values) > 50
     assert masks[np.arange(len(acts)), acts].all(), "every demonstrated action is legal"
     assert np.all(np.abs(values) <= 1.0) and np.any(values != 0)  # discounted final zero_sum rewards
+
+
+def test_action_kinds_follow_the_layout_blocks():
+    for preset in ("core-2p", "exp01-4p"):
+        game = Game.new(preset, 0)
+        kinds = action_kinds(RulesConfig.preset(preset))
+        assert len(kinds) == game.num_actions
+        for action in range(game.num_actions):  # the kind is the action string's verb
+            verb = game.action_to_string(action).split()[0]
+            first = int(np.flatnonzero(kinds == kinds[action])[0])
+            assert game.action_to_string(first).split()[0] == verb, (preset, action)
+        assert len(set(kinds.tolist())) == (9 if preset == "core-2p" else 15)
+
+
+def test_dagger_demonstrations_follow_the_learner_and_keep_the_teachers_labels(tiny_run):
+    cfg, _ = tiny_run
+    rules = RulesConfig.preset("core-2p")
+    teacher = collect_demonstrations(rules, 2, seed=9)
+    dagger = collect_demonstrations(rules, 2, seed=9, learner=cfg.run_dir / "policy")
+    obs, masks, acts, values = dagger
+    assert masks[np.arange(len(acts)), acts].all(), "labels are legal actions of the positions"
+    assert len(obs) != len(teacher[0]) or not np.array_equal(obs, teacher[0]), "the learner drives the games"
+    cfg2 = cfg.override(["name=dagger", "bc_dagger_rounds=1", "total_steps=256"])
+    summary = train(cfg2, progress=False)
+    bc = json.loads((cfg2.run_dir / "policy.json").read_text())["training"]["behaviour_cloning"]
+    assert bc["dagger_rounds"] == 1 and (cfg2.run_dir / "bc" / "dagger-0.npz").is_file()
+    assert summary["steps"] >= 256

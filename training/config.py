@@ -65,6 +65,9 @@ class TrainConfig:
     #: Behaviour-cloning warm start from the heuristic bot: games of demonstrations (0 = off).
     bc_games: int = 0
     bc_epochs: int = 3
+    #: DAgger rounds after behaviour cloning: the learner plays ``bc_games`` more games, the heuristic labels
+    #: its positions, and the network is trained again on all the data (0 = plain behaviour cloning).
+    bc_dagger_rounds: int = 0
     #: Evaluate against the random and heuristic bots every this many steps, over this many games each.
     eval_every: int = 50_000
     eval_games: int = 40
@@ -88,6 +91,8 @@ class TrainConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise TrainConfigError(f"{name} must be a positive integer, got {v!r}")
+        if self.bc_dagger_rounds < 0:
+            raise TrainConfigError(f"bc_dagger_rounds must be >= 0, got {self.bc_dagger_rounds!r}")
         if self.bc_games < 0:
             raise TrainConfigError(f"bc_games must be >= 0, got {self.bc_games!r}")
         if self.reward not in ("zero_sum", "margin"):

@@ -12,6 +12,7 @@ time), ``learning_curve.png`` and, at the end, the exported bot ``policy.npz`` +
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -56,6 +57,7 @@ IDENTITY_KEYS = (
     "pool",
     "bc_games",
     "bc_epochs",
+    "bc_dagger_rounds",
 )
 
 
@@ -206,11 +208,12 @@ def _restore_rng(rng: dict[str, Any]) -> None:
 
 
 def _demonstration_games(
-    args: tuple[RulesConfig, list[int], int, float, str],
+    args: tuple[RulesConfig, list[int], int, float, str, str | None],
 ) -> tuple[list, list, list, list[float]]:
     """Worker of :func:`collect_demonstrations`: the games with the given indices."""
-    rules, indices, seed, gamma, reward = args
+    rules, indices, seed, gamma, reward, learner_path = args
     encoder = Encoder(rules)
+    learner = NeuralPolicy(learner_path) if learner_path else None
     obs, masks, acts, values = [], [], [], []
     for i in indices:
         game = Game.new(rules, seed + i)
@@ -228,8 +231,10 @@ def _demonstration_games(
                 if len(game.legal_actions()) > 1:
                     obs.append(encoder.encode(game, p))
                     masks.append(game.legal_action_mask())
-                    acts.append(action)
+                    acts.append(action)  # the teacher's label, also where the learner drives (DAgger)
                     recorded.append(decisions)
+                if learner is not None:
+                    action = learner.act(game)
                 decisions += 1
             game.apply(action)
         final = terminal_rewards(game, reward)[demo_seat]  # the env's terminal reward
@@ -238,14 +243,23 @@ def _demonstration_games(
 
 
 def collect_demonstrations(
-    rules: RulesConfig, games: int, seed: int, gamma: float = 0.995, workers: int = 1, reward: str = "zero_sum"
+    rules: RulesConfig,
+    games: int,
+    seed: int,
+    gamma: float = 0.995,
+    workers: int = 1,
+    reward: str = "zero_sum",
+    learner: str | Path | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(observation, legal mask, action, value target) of the heuristic bot's decisions in heuristic-vs-pool
-    games; the value target is the discounted final reward (``reward`` scheme) of the demonstrating seat. Games are
+    games; the value target is the discounted final reward (``reward`` scheme) of the demonstrating seat.
+    With ``learner`` (an exported policy) the learner plays the demonstrating seat and the heuristic only
+    labels its positions (DAgger: the data then covers the positions the learner's own mistakes lead to). Games are
     split over ``workers`` processes (the result does not depend on how many)."""
     workers = max(1, min(workers, games))
     bounds = [games * w // workers for w in range(workers + 1)]  # contiguous chunks: the order of the games
-    jobs = [(rules, list(range(bounds[w], bounds[w + 1])), seed, gamma, reward) for w in range(workers)]
+    path = str(learner) if learner is not None else None
+    jobs = [(rules, list(range(bounds[w], bounds[w + 1])), seed, gamma, reward, path) for w in range(workers)]
     if len(jobs) > 1:
         import multiprocessing
 
@@ -260,15 +274,37 @@ def collect_demonstrations(
     return obs, masks, acts, vals
 
 
+def action_kinds(rules: RulesConfig) -> np.ndarray:
+    """The block of every action id (docs/actions.md): place-tile, place, move-from, move-to, formalize, convert,
+    pass, pay, gain, and with an expansion take, play, target, target-player, exchange, decline."""
+    lay = Game.new(rules, 0).layout
+    bounds = [lay.n * k for k in range(6)] + [lay.pass_, lay.pay, lay.gain]
+    if lay.cards:
+        bounds += [lay.take, lay.play, lay.target, lay.target_player, lay.exchange, lay.decline]
+    ids = np.arange(lay.num_actions)
+    return (np.searchsorted(np.array(bounds), ids, side="right") - 1).astype(np.int64)
+
+
 def behaviour_cloning(
-    model: Any, data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], epochs: int, seed: int
+    model: Any,
+    data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    epochs: int,
+    seed: int,
+    kinds: np.ndarray | None = None,
 ) -> float:
     """Supervised warm start: the policy head imitates the demonstrations (cross-entropy on masked logits) and
     the value head regresses the discounted final rewards, so PPO starts with a critic that matches the
-    policy instead of a random one. Returns the final imitation accuracy."""
+    policy instead of a random one. With ``kinds`` (:func:`action_kinds`) a second cross-entropy on the
+    probability of each kind of action (the sum over its block) makes the network agree with the teacher on
+    *what* to do even where the teacher's choice among equivalent actions is arbitrary (tie-breaks): e.g. not
+    to place the last Starting Influence at all while holding the FormalizeInfluence gate (CORE-01-08-02),
+    which a spread of small probabilities over many other actions would otherwise lose to the single best
+    Place under argmax. Returns the final imitation accuracy."""
     policy = model.policy
     device = policy.device
     obs, masks, acts, vals = (torch.as_tensor(x) for x in data)
+    kind_of = torch.as_tensor(kinds, device=device) if kinds is not None else None
+    n_kinds = int(kind_of.max()) + 1 if kind_of is not None else 0
     opt = torch.optim.Adam(policy.parameters(), lr=1e-3)
     gen = torch.Generator().manual_seed(seed)
     n = len(acts)
@@ -285,6 +321,12 @@ def behaviour_cloning(
             vf_features = policy.extract_features(o, policy.vf_features_extractor)
             value = policy.value_net(policy.mlp_extractor.forward_critic(vf_features)).squeeze(-1)
             loss = torch.nn.functional.cross_entropy(logits, a) + 0.5 * torch.nn.functional.mse_loss(value, v)
+            if kind_of is not None:
+                probs = torch.softmax(logits, dim=1)
+                kind_probs = torch.zeros((len(a), n_kinds), device=device, dtype=probs.dtype)
+                kind_probs = kind_probs.scatter_add(1, kind_of.expand(len(a), -1), probs)
+                log_kind = torch.log(kind_probs.clamp_min(1e-12))
+                loss = loss + torch.nn.functional.nll_loss(log_kind, kind_of[a])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -538,8 +580,32 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
                 workers=cfg.n_envs,
                 reward=cfg.reward,
             )
-            acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed)
+            kinds = action_kinds(rules)
+            acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed, kinds=kinds)
             print(f"behaviour cloning: {len(data[2])} heuristic decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
+            for r in range(cfg.bc_dagger_rounds):  # DAgger: the learner plays, the heuristic labels
+                path = export_policy(
+                    model,
+                    run_dir / "bc" / f"dagger-{r}",
+                    name=f"dagger-{r}",
+                    rules=rules,
+                    activation=cfg.activation,
+                    provenance={"run": cfg.name, "dagger_round": r},
+                )
+                more = collect_demonstrations(
+                    rules,
+                    cfg.bc_games,
+                    seed=cfg.seed * 7919 + 17 + 1_000_003 * (r + 1),
+                    gamma=cfg.ppo.gamma,
+                    workers=cfg.n_envs,
+                    reward=cfg.reward,
+                    learner=path,
+                )
+                data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))  # type: ignore[assignment]
+                del more
+                acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed + r + 1, kinds=kinds)
+                print(f"DAgger round {r + 1}: {len(data[2])} decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
+            bc_info.update(dagger_rounds=cfg.bc_dagger_rounds)
             bc_info.update(decisions=len(data[2]), accuracy=round(acc, 4), seconds=round(time.time() - t, 1))
             model.logger.record("bc/accuracy", acc)
             model.logger.record("bc/decisions", len(data[2]))
@@ -559,7 +625,10 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         print("\ninterrupted: writing a checkpoint ...", file=sys.stderr)
     finally:
         callback.checkpoint()
-        env.close()
+        # The environment processes may be gone already (a signal sent to the whole process group); the
+        # checkpoint above is written either way.
+        with contextlib.suppress(BrokenPipeError, EOFError, ConnectionError):
+            env.close()
     if interrupted:
         print(f"checkpoint written to {run_dir / 'checkpoint'}; continue with --resume", file=sys.stderr)
         return {"interrupted": True, "steps": int(model.num_timesteps)}
