@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from .rules import Game, RulesConfig, load_replay, preset_names
@@ -27,10 +28,11 @@ def _bot_names(text: str, seats: int, what: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise SystemExit(f"balance-control: error: {what} is empty; available bots: {', '.join(available())}")
-    unknown = [n for n in names if n not in available()]
+    unknown = [n for n in names if n not in available() and not Path(n).with_suffix(".npz").is_file()]
     if unknown:
         raise SystemExit(
-            f"balance-control: error: unknown bot {unknown[0]!r}; available bots: {', '.join(available())}"
+            f"balance-control: error: unknown bot {unknown[0]!r}; available bots: {', '.join(available())}, "
+            "or the path of an exported policy (.npz + .json)"
         )
     if len(names) == 1:
         return names * seats

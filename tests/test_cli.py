@@ -170,3 +170,12 @@ def test_match_single_bot_name_fills_every_seat(monkeypatch, capsys):
         "random#2",
         "random#3",
     ]
+
+
+def test_match_takes_the_path_of_an_exported_policy(monkeypatch, capsys):
+    path = str(Path(__file__).resolve().parents[1] / "policies" / "bots" / "ppo-core-2p")
+    args = ["match", "--config", "core-2p", "--bots", f"{path},random", "--games", "2", "--no-progress"]
+    rc, out = _run(monkeypatch, capsys, args)
+    assert rc == 0 and "core-2p: 2 games" in out
+    with pytest.raises(SystemExit, match="or the path of an exported policy"):
+        _run(monkeypatch, capsys, ["match", "--config", "core-2p", "--bots", "/no/such/policy,random"])
