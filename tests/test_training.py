@@ -55,6 +55,10 @@ def test_resume_continues_the_step_counter_and_pool(tiny_run):
     assert len(new) <= cfg.pool.max_snapshots and new == sorted(new)
     assert max(new) > max(old), "snapshots continue after the resume"
     assert state_after["run"]["evals"][: len(state_before["run"]["evals"])] == state_before["run"]["evals"]
+    bc = json.loads((cfg.run_dir / "policy.json").read_text())["training"]["behaviour_cloning"]
+    assert bc["games"] == cfg.bc_games and bc["decisions"] > 0, "the resumed export still records behaviour cloning"
+    kept = list((cfg.run_dir / "tb").glob("progress-until-*.csv"))
+    assert len(kept) == 1 and len(kept[0].read_text().splitlines()) > 1, "the first invocation's CSV rows are kept"
 
 
 def test_resume_with_a_mismatched_config_is_refused(tiny_run):

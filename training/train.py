@@ -155,6 +155,8 @@ class RunState:
     last_checkpoint: int = 0
     wall_seconds: float = 0.0
     episodes: int = 0
+    #: What behaviour cloning did at the start of the run (games, decisions, accuracy, seconds, DAgger rounds).
+    behaviour_cloning: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +167,7 @@ class RunState:
             "last_checkpoint": self.last_checkpoint,
             "wall_seconds": self.wall_seconds,
             "episodes": self.episodes,
+            "behaviour_cloning": self.behaviour_cloning,
         }
 
 
@@ -521,7 +524,6 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
     )
 
     state = RunState(pool=OpponentPool(cfg.pool))
-    bc_info: dict[str, Any] = {}  # behaviour cloning done by this invocation (a fresh run with bc_games)
     device = resolve_device(cfg.device)
     print(f"{cfg.name}: rules {rules.name}, {cfg.n_envs} environment process(es), learner on {device}")
     activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
@@ -537,7 +539,11 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             run["wall_seconds"],
             run["episodes"],
         )
+        state.behaviour_cloning = run.get("behaviour_cloning", {})  # absent in checkpoints before it was kept
         _restore_rng(saved["rng"])
+        csv_log = run_dir / "tb" / "progress.csv"
+        if csv_log.is_file():  # sb3's CSV logger starts a new file: keep the earlier invocation's rows
+            csv_log.rename(csv_log.with_name(f"progress-until-{saved['num_timesteps']:09d}.csv"))
         env_seed = cfg.seed + saved["num_timesteps"]  # in-progress episodes restart; documented
         env = make_vec_env(cfg, rules, env_seed)
         model = MaskablePPO.load(run_dir / "checkpoint" / "model.zip", env=env, device=device)
@@ -571,7 +577,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         _log_hparams(model, cfg)
         if cfg.bc_games:
             t = time.time()
-            bc_info = {"games": cfg.bc_games, "epochs": cfg.bc_epochs}
+            bc_info = state.behaviour_cloning = {"games": cfg.bc_games, "epochs": cfg.bc_epochs}
             data = collect_demonstrations(
                 rules,
                 cfg.bc_games,
@@ -652,7 +658,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             "platform": platform.platform(),
             "device": device + (f" ({torch.cuda.get_device_name()})" if device == "cuda" else ""),
             "stopped_by": stopped_by,
-            **({"behaviour_cloning": bc_info} if bc_info else {}),
+            **({"behaviour_cloning": state.behaviour_cloning} if state.behaviour_cloning else {}),
         },
     )
     plot_learning_curve(state.evals, run_dir / "learning_curve.png", f"{cfg.name} ({rules.name})")
