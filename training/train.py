@@ -278,14 +278,13 @@ def collect_demonstrations(
 
 
 def action_kinds(rules: RulesConfig) -> np.ndarray:
-    """The block of every action id (docs/actions.md): place-tile, place, move-from, move-to, formalize, convert,
-    pass, pay, gain, and with an expansion take, play, target, target-player, exchange, decline."""
+    """The kind of every action id: the verb of its action string (docs/actions.md), numbered in layout order:
+    place-tile, place, move-from, move-to, formalize, convert, pass, pay, gain, and with an expansion take, play,
+    target, target-player, exchange, decline."""
     lay = Game.new(rules, 0).layout
-    bounds = [lay.n * k for k in range(6)] + [lay.pass_, lay.pay, lay.gain]
-    if lay.cards:
-        bounds += [lay.take, lay.play, lay.target, lay.target_player, lay.exchange, lay.decline]
-    ids = np.arange(lay.num_actions)
-    return (np.searchsorted(np.array(bounds), ids, side="right") - 1).astype(np.int64)
+    verbs = [lay.to_string(a).split()[0] for a in range(lay.num_actions)]
+    number = {verb: i for i, verb in enumerate(dict.fromkeys(verbs))}
+    return np.array([number[v] for v in verbs], dtype=np.int64)
 
 
 def behaviour_cloning(
