@@ -1,6 +1,6 @@
 """Bots behind one protocol (``policies.base.Policy``): ``act(game) -> action``.
 
-``policies.load(name_or_path)`` returns any bot: ``"random"``, ``"heuristic"``, a shipped trained bot
+``policies.load(name_or_path)`` returns any bot: ``"random"``, ``"heuristic"``, ``"expert"``, a shipped trained bot
 (``"ppo-core-2p"``, ``"ppo-core-4p"``: files in ``policies/bots/``) or the path of an exported policy
 (``runs/<name>/policy`` with or without ``.npz``). Trained bots run on NumPy alone (no torch).
 """
@@ -10,12 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Policy, RandomPolicy
+from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy
 from .neural import NeuralPolicy, PolicyFileError
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 
 _REGISTRY = {
+    "expert": ExpertPolicy,
     "heuristic": HeuristicPolicy,
     "random": RandomPolicy,
 }
@@ -43,4 +45,13 @@ def load(name: str, seed: int | None = None) -> Policy:
     raise ValueError(f"unknown policy {name!r}; available: {', '.join(available())}, or a path to an exported policy")
 
 
-__all__ = ["HeuristicPolicy", "NeuralPolicy", "Policy", "PolicyFileError", "RandomPolicy", "available", "load"]
+__all__ = [
+    "ExpertPolicy",
+    "HeuristicPolicy",
+    "NeuralPolicy",
+    "Policy",
+    "PolicyFileError",
+    "RandomPolicy",
+    "available",
+    "load",
+]

@@ -399,3 +399,29 @@ def test_wilson_interval_matches_known_values():
     assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
     lo, hi = wilson_interval(90, 100)
     assert lo == pytest.approx(0.8256, abs=1e-4) and hi == pytest.approx(0.9448, abs=1e-4)
+
+
+def test_first_choice_breaks_ties_by_the_lowest_action():
+    """With ``FirstChoice`` as its RNG the heuristic plays the lowest action id among its equally valued best
+    actions (a function of the position: behaviour cloning's labels); with a seeded RNG it picks among them."""
+    from policies.heuristic import FirstChoice
+
+    ties = 0
+    for seed in range(3):
+        game = Game.new("core-2p", seed)
+        canonical = HeuristicPolicy(seed=0)
+        canonical.rng = FirstChoice()  # type: ignore[assignment]
+        seeded = HeuristicPolicy(seed=seed)
+        differs = 0
+        while not game.is_terminal():
+            values = canonical.action_values(game)
+            best = max(values.values())
+            top = sorted(a for a, v in values.items() if v >= best - 1e-9)
+            action = canonical.act(game)
+            assert action == top[0]
+            if len(top) > 1:
+                ties += 1
+                differs += seeded.act(game) != action
+            game.apply(action)
+        assert differs > 0, "the seeded bot breaks some ties differently"
+    assert ties > 20
