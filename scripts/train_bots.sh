@@ -7,8 +7,8 @@
 # SECONDS is each run's max_seconds (behaviour cloning included); the runs start from
 # configs/train/ppo-core-{2p,4p}.toml (n_envs = 2 each, for a 2-core machine; on a 16-core machine add
 # e.g. `--set n_envs=7`). Extra --set overrides apply to both runs. Results go to OUTDIR
-# (default runs/release): <name>.npz, <name>.json and <name>-run.tar.gz (the run directory without
-# checkpoints and pool snapshots). If a run is stopped before it exports, its newest pool snapshot
+# (default runs/release): <name>.npz, <name>.json, <name>-cloned.npz/.json (the policy after behaviour
+# cloning, before PPO) and <name>-run.tar.gz (the run directory without checkpoints and pool snapshots). If a run is stopped before it exports, its newest pool snapshot
 # is collected instead and the log says so. Copy the two bots into policies/bots/ to ship them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +41,10 @@ done
 
 for name in ppo-core-2p ppo-core-4p; do
     dir=$runs/$name
+    if [[ -f $dir/bc/cloned.npz ]]; then  # the behaviour-cloned policy before PPO, for comparison
+        cp "$dir/bc/cloned.npz" "$out/$name-cloned.npz"
+        cp "$dir/bc/cloned.json" "$out/$name-cloned.json"
+    fi
     if [[ -f $dir/policy.npz ]]; then
         cp "$dir/policy.npz" "$out/$name.npz"
         cp "$dir/policy.json" "$out/$name.json"

@@ -37,6 +37,8 @@ def test_tiny_run_writes_everything(tiny_run):
     assert (run / "checkpoint" / "model.zip").is_file() and (run / "checkpoint" / "state.json").is_file()
     assert list((run / "tb").glob("events.out.tfevents.*")), "TensorBoard logs"
     assert len(list((run / "pool").glob("snapshot-*.npz"))) >= 1
+    cloned = NeuralPolicy(run / "bc" / "cloned")  # the behaviour-cloned policy before PPO
+    assert cloned.manifest.data["training"]["steps"] == 0
     evals = json.loads((run / "evals.json").read_text())
     assert evals[-1]["step"] == summary["steps"]
     assert set(evals[-1]) == {"step", "random", "heuristic"}
@@ -147,12 +149,13 @@ def test_max_seconds_stops_a_run_and_still_exports(tmp_path):
 
 def test_demonstrations_do_not_depend_on_the_number_of_workers():
     rules = RulesConfig.preset("core-2p")
-    one = collect_demonstrations(rules, 3, seed=5, workers=1)
-    two = collect_demonstrations(rules, 3, seed=5, workers=2)
+    one = collect_demonstrations(rules, 6, seed=5, workers=1)
+    two = collect_demonstrations(rules, 6, seed=5, workers=2)
     for a, b in zip(one, two, strict=True):
         np.testing.assert_array_equal(a, b)
-    obs, masks, acts, values = one
-    assert len(obs) == len(masks) == len(acts) == len(values) > 50
+    obs, masks, acts, values, weights = one
+    assert len(obs) == len(masks) == len(acts) == len(values) == len(weights) > 50
+    assert np.all(weights == 1.0), "no learner: every position weighs 1"
     assert masks[np.arange(len(acts)), acts].all(), "every demonstrated action is legal"
     assert np.all(np.abs(values) <= 1.0) and np.any(values != 0)  # discounted final zero_sum rewards
 
@@ -173,12 +176,103 @@ def test_dagger_demonstrations_follow_the_learner_and_keep_the_teachers_labels(t
     cfg, _ = tiny_run
     rules = RulesConfig.preset("core-2p")
     teacher = collect_demonstrations(rules, 2, seed=9)
-    dagger = collect_demonstrations(rules, 2, seed=9, learner=cfg.run_dir / "policy")
-    obs, masks, acts, values = dagger
+    dagger = collect_demonstrations(rules, 2, seed=9, learner=cfg.run_dir / "policy", mistake_weight=3.0)
+    obs, masks, acts, values, weights = dagger
     assert masks[np.arange(len(acts)), acts].all(), "labels are legal actions of the positions"
+    # the tiny learner disagrees with the teacher often: those positions weigh 3, its agreements 1
+    learner = NeuralPolicy(cfg.run_dir / "policy")
+    assert set(np.unique(weights).tolist()) == {1.0, 3.0}
+    chosen = np.where(masks, learner.logits(obs), -np.inf).argmax(axis=1)  # what the learner played there
+    np.testing.assert_array_equal(weights == 3.0, chosen != acts)
+    assert (weights == 3.0).sum() > len(acts) // 10
     assert len(obs) != len(teacher[0]) or not np.array_equal(obs, teacher[0]), "the learner drives the games"
-    cfg2 = cfg.override(["name=dagger", "bc_dagger_rounds=1", "total_steps=256"])
+    cfg2 = cfg.override(["name=dagger", "bc_dagger_rounds=1", "total_steps=256", "bc_mistake_weight=3.0"])
     summary = train(cfg2, progress=False)
     bc = json.loads((cfg2.run_dir / "policy.json").read_text())["training"]["behaviour_cloning"]
     assert bc["dagger_rounds"] == 1 and (cfg2.run_dir / "bc" / "dagger-0.npz").is_file()
     assert summary["steps"] >= 256
+
+
+# ---------------------------------------------------------------------------- the spatial network
+
+
+@pytest.fixture(scope="module")
+def spatial_run(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("spatial-runs")
+    cfg = TrainConfig.load(TINY).override(
+        [
+            f'runs_dir="{runs}"',
+            'name="tiny-spatial"',
+            'network="spatial"',
+            "conv_channels=8",
+            "conv_layers=2",
+            'activation="relu"',
+        ]  # fmt: skip
+    )
+    summary = train(cfg, progress=False)
+    return cfg, summary
+
+
+def test_spatial_bot_matches_torch_and_plays_legal_games(spatial_run):
+    from sb3_contrib import MaskablePPO
+
+    from training.export import torch_logits
+
+    cfg, summary = spatial_run
+    bot = NeuralPolicy(cfg.run_dir / "policy")
+    net = bot.manifest.data["network"]
+    assert (net["type"], net["channels"], net["layers"], net["extra"]) == ("spatial", 8, 2, 1 + 2 * 3)
+    model = MaskablePPO.load(cfg.run_dir / "checkpoint" / "model.zip", device="cpu")
+    encoder = Encoder(RulesConfig.preset("core-2p"))
+    rng = random.Random(4)
+    checked = 0
+    for seed in range(3):
+        game = Game.new("core-2p", seed)
+        while not game.is_terminal():
+            if rng.random() < 0.1:
+                obs = encoder.encode(game, game.current_player)
+                np.testing.assert_allclose(bot.logits(obs), torch_logits(model, obs)[0], rtol=1e-4, atol=1e-4)
+                checked += 1
+            assert bot.act(game) in game.legal_actions()
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    assert checked > 10
+    batch = np.stack([encoder.encode(Game.new("core-2p", s), 0) for s in range(3)])
+    np.testing.assert_allclose(bot.logits(batch), torch_logits(model, batch), rtol=1e-4, atol=1e-4)
+
+
+def test_spatial_cell_logits_follow_the_action_layout(spatial_run, tmp_path):
+    """The 1x1 head's output channel k is the layout's block k (action k * N + cell): a bias on channel 1 makes
+    the Place block the most likely, and the legal mask still decides what the bot plays."""
+    import shutil
+
+    cfg, _ = spatial_run
+    src = cfg.run_dir / "policy"
+    arrays = dict(np.load(src.with_suffix(".npz"), allow_pickle=False))
+    arrays["cell.b"] = arrays["cell.b"].copy()
+    arrays["cell.b"][1] += 100.0
+    np.savez(tmp_path / "biased.npz", **arrays)
+    shutil.copy(src.with_suffix(".json"), tmp_path / "biased.json")
+    bot = NeuralPolicy(tmp_path / "biased")
+    game = Game.new("core-2p", 0)
+    logits = bot.logits(Encoder("core-2p").encode(game, game.current_player))
+    n = game.layout.n
+    assert n <= int(np.argmax(logits)) < 2 * n
+    assert bot.act(game) in game.legal_actions(), "the mask still decides (place-tile is the pending decision)"
+
+
+def test_a_spatial_policy_file_with_a_wrong_shape_is_refused(spatial_run, tmp_path):
+    cfg, _ = spatial_run
+    src = cfg.run_dir / "policy"
+    arrays = dict(np.load(src.with_suffix(".npz"), allow_pickle=False))
+    arrays["mix.w"] = arrays["mix.w"][:, :-1]
+    np.savez(tmp_path / "bad.npz", **arrays)
+    (tmp_path / "bad.json").write_text(src.with_suffix(".json").read_text())
+    with pytest.raises(PolicyFileError, match="mix.w"):
+        NeuralPolicy(tmp_path / "bad")
+    manifest = json.loads(src.with_suffix(".json").read_text())
+    del manifest["network"]["channels"]
+    np.savez(tmp_path / "nodims.npz", **dict(np.load(src.with_suffix(".npz"), allow_pickle=False)))
+    (tmp_path / "nodims.json").write_text(json.dumps(manifest))
+    with pytest.raises(PolicyFileError, match="channels"):
+        NeuralPolicy(tmp_path / "nodims")

@@ -56,18 +56,30 @@ class TrainConfig:
     total_steps: int = 200_000
     #: Parallel environments (processes when > 1).
     n_envs: int = 2
+    #: Network of the policy: "mlp" (``net_arch`` hidden layers over the flat observation, policy and value
+    #: separate) or "spatial" (``training/spatial.py``: ``conv_layers`` 3x3 convolutions of ``conv_channels``
+    #: over the board planes, one logit per cell; ``net_arch`` is then the value head's hidden layers).
+    network: str = "mlp"
+    conv_channels: int = 32
+    conv_layers: int = 3
     #: Hidden layer sizes of the policy and value networks.
     net_arch: tuple[int, ...] = (256, 256)
     activation: str = "tanh"
     #: Terminal reward of the learner (``bc_env.env.rewards``): "zero_sum" (win +1, shared 0, loss -1 in
     #: 2 players, RULINGS R9) or "margin" (own Influence on the Board minus the best opponent's, / cap).
     reward: str = "zero_sum"
-    #: Behaviour-cloning warm start from the heuristic bot: games of demonstrations (0 = off).
+    #: The bot whose decisions behaviour cloning imitates and DAgger's labels come from (a ``policies.load`` name
+    #: of a built-in bot: "heuristic" or "expert").
+    teacher: str = "heuristic"
+    #: Behaviour-cloning warm start from the teacher: games of demonstrations (0 = off).
     bc_games: int = 0
     bc_epochs: int = 3
-    #: DAgger rounds after behaviour cloning: the learner plays ``bc_games`` more games, the heuristic labels
+    #: DAgger rounds after behaviour cloning: the learner plays ``bc_games`` more games, the teacher labels
     #: its positions, and the network is trained again on all the data (0 = plain behaviour cloning).
     bc_dagger_rounds: int = 0
+    #: Weight, in the imitation loss, of a DAgger position where the learner's own choice differed from the
+    #: teacher's label (its mistakes: e.g. releasing the FormalizeInfluence gate a turn early or late); 1 = plain.
+    bc_mistake_weight: float = 1.0
     #: Evaluate against the random and heuristic bots every this many steps, over this many games each.
     eval_every: int = 50_000
     eval_games: int = 40
@@ -93,6 +105,10 @@ class TrainConfig:
                 raise TrainConfigError(f"{name} must be a positive integer, got {v!r}")
         if self.bc_dagger_rounds < 0:
             raise TrainConfigError(f"bc_dagger_rounds must be >= 0, got {self.bc_dagger_rounds!r}")
+        if self.teacher not in ("heuristic", "expert"):
+            raise TrainConfigError(f"teacher must be 'heuristic' or 'expert', got {self.teacher!r}")
+        if self.bc_mistake_weight < 1.0:
+            raise TrainConfigError(f"bc_mistake_weight must be >= 1, got {self.bc_mistake_weight!r}")
         if self.bc_games < 0:
             raise TrainConfigError(f"bc_games must be >= 0, got {self.bc_games!r}")
         if self.reward not in ("zero_sum", "margin"):
@@ -101,6 +117,10 @@ class TrainConfig:
             raise TrainConfigError(f"device must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
         if self.max_seconds < 0:
             raise TrainConfigError(f"max_seconds must be >= 0 (0 = no limit), got {self.max_seconds!r}")
+        if self.network not in ("mlp", "spatial"):
+            raise TrainConfigError(f"network must be 'mlp' or 'spatial', got {self.network!r}")
+        if self.conv_channels < 1 or self.conv_layers < 1:
+            raise TrainConfigError("conv_channels and conv_layers must be >= 1")
         if self.activation not in ("tanh", "relu"):
             raise TrainConfigError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
         if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):

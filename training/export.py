@@ -14,7 +14,8 @@ from torch import nn
 
 from bc_env.encoding import ENCODER_VERSION
 from bc_env.rules import RulesConfig
-from policies.neural import save_policy
+from policies.neural import save_arrays, save_policy
+from training.spatial import CELL_BLOCKS, GLOBAL_DIM, SpatialPolicy, spatial_arrays
 
 
 def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -54,14 +55,14 @@ def export_policy(
     activation: str,
     provenance: dict[str, Any],
 ) -> Path:
-    layers = policy_layers(model)
+    spatial = isinstance(model.policy, SpatialPolicy)
+    num_actions = int(model.policy.action_space.n)
     manifest = {
         "name": name,
         "rules": rules.to_dict(),
         "rules_preset": rules.name,
         "encoder_version": ENCODER_VERSION,
-        "action_layout": {"version": 1, "num_actions": int(layers[-1][0].shape[0])},
-        "network": {"activation": activation, "hidden": [int(w.shape[0]) for w, _ in layers[:-1]]},
+        "action_layout": {"version": 1, "num_actions": num_actions},
         "training": {
             **provenance,
             "exported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -71,6 +72,22 @@ def export_policy(
             "git_commit": git_commit(),
         },
     }
+    if spatial:
+        fx = model.policy.features_extractor
+        manifest["network"] = {
+            "type": "spatial",
+            "activation": activation,
+            "planes": fx.planes,
+            "size": fx.size,
+            "vector": fx.vector,
+            "channels": fx.channels,
+            "layers": len(fx.convs) + 1,
+            "global": GLOBAL_DIM,
+            "extra": num_actions - CELL_BLOCKS * fx.size * fx.size,
+        }
+        return save_arrays(path, spatial_arrays(model.policy), manifest)
+    layers = policy_layers(model)
+    manifest["network"] = {"activation": activation, "hidden": [int(w.shape[0]) for w, _ in layers[:-1]]}
     return save_policy(path, layers, manifest)
 
 

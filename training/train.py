@@ -39,25 +39,33 @@ from bc_env.env.single_agent import SingleAgentEnv
 from bc_env.rules import Game, RulesConfig
 from policies import load as load_policy
 from policies.arena import play_match
+from policies.heuristic import FirstChoice
 from policies.neural import NeuralPolicy
 
 from .config import PoolConfig, TrainConfig
 from .export import export_policy
 from .pool import OpponentPool, PoolSampler
+from .spatial import SpatialPolicy
+from .spatial import policy_kwargs as spatial_policy_kwargs
 
 #: Keys whose change makes a run directory incompatible (total_steps, eval and checkpoint cadence may change).
 IDENTITY_KEYS = (
     "rules",
     "seed",
     "n_envs",
+    "network",
+    "conv_channels",
+    "conv_layers",
     "net_arch",
     "activation",
     "reward",
     "ppo",
     "pool",
+    "teacher",
     "bc_games",
     "bc_epochs",
     "bc_dagger_rounds",
+    "bc_mistake_weight",
 )
 
 
@@ -211,16 +219,18 @@ def _restore_rng(rng: dict[str, Any]) -> None:
 
 
 def _demonstration_games(
-    args: tuple[RulesConfig, list[int], int, float, str, str | None],
-) -> tuple[list, list, list, list[float]]:
+    args: tuple[RulesConfig, list[int], int, float, str, str | None, str, float],
+) -> tuple[list, list, list, list[float], list[float]]:
     """Worker of :func:`collect_demonstrations`: the games with the given indices."""
-    rules, indices, seed, gamma, reward, learner_path = args
+    rules, indices, seed, gamma, reward, learner_path, teacher, mistake_weight = args
     encoder = Encoder(rules)
     learner = NeuralPolicy(learner_path) if learner_path else None
-    obs, masks, acts, values = [], [], [], []
+    obs, masks, acts, values, weights = [], [], [], [], []
     for i in indices:
         game = Game.new(rules, seed + i)
         bots = [load_policy("heuristic", seed=seed + 7 * i + s) for s in range(rules.players)]
+        bots[0] = load_policy(teacher, seed=seed + 7 * i)
+        bots[0].rng = FirstChoice()  # type: ignore[attr-defined]  # canonical tie-breaks: labels fit the position
         if i % 3 == 2:  # some games against random play, so the demonstrations also see lopsided positions
             bots[1:] = [load_policy("random", seed=seed + 7 * i + s) for s in range(1, rules.players)]
         demo_seat = i % rules.players
@@ -231,18 +241,20 @@ def _demonstration_games(
             assert p is not None
             action = bots[(p - demo_seat) % rules.players].act(game)
             if p == demo_seat:
+                label = action  # the teacher's label, also where the learner drives (DAgger)
+                if learner is not None:
+                    action = learner.act(game)
                 if len(game.legal_actions()) > 1:
                     obs.append(encoder.encode(game, p))
                     masks.append(game.legal_action_mask())
-                    acts.append(action)  # the teacher's label, also where the learner drives (DAgger)
+                    acts.append(label)
+                    weights.append(mistake_weight if action != label else 1.0)
                     recorded.append(decisions)
-                if learner is not None:
-                    action = learner.act(game)
                 decisions += 1
             game.apply(action)
         final = terminal_rewards(game, reward)[demo_seat]  # the env's terminal reward
         values.extend(final * gamma ** (decisions - 1 - k) for k in recorded)
-    return obs, masks, acts, values
+    return obs, masks, acts, values, weights
 
 
 def collect_demonstrations(
@@ -253,16 +265,25 @@ def collect_demonstrations(
     workers: int = 1,
     reward: str = "zero_sum",
     learner: str | Path | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(observation, legal mask, action, value target) of the heuristic bot's decisions in heuristic-vs-pool
-    games; the value target is the discounted final reward (``reward`` scheme) of the demonstrating seat.
-    With ``learner`` (an exported policy) the learner plays the demonstrating seat and the heuristic only
-    labels its positions (DAgger: the data then covers the positions the learner's own mistakes lead to). Games are
+    teacher: str = "heuristic",
+    mistake_weight: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(observation, legal mask, action, value target, weight) of the ``teacher`` bot's decisions in games against the
+    heuristic bot (every third game against random play); the value target is the discounted final reward
+    (``reward`` scheme) of the demonstrating seat. The teacher breaks ties canonically
+    (:class:`policies.heuristic.FirstChoice`), so every label is a function of the position.
+    With ``learner`` (an exported policy) the learner plays the demonstrating seat and the teacher only
+    labels its positions (DAgger: the data then covers the positions the learner's own mistakes lead to); a
+    position where the learner's own choice differs from the label gets weight ``mistake_weight``, every other
+    one 1. Games are
     split over ``workers`` processes (the result does not depend on how many)."""
     workers = max(1, min(workers, games))
     bounds = [games * w // workers for w in range(workers + 1)]  # contiguous chunks: the order of the games
     path = str(learner) if learner is not None else None
-    jobs = [(rules, list(range(bounds[w], bounds[w + 1])), seed, gamma, reward, path) for w in range(workers)]
+    jobs = [
+        (rules, list(range(bounds[w], bounds[w + 1])), seed, gamma, reward, path, teacher, mistake_weight)
+        for w in range(workers)
+    ]
     if len(jobs) > 1:
         import multiprocessing
 
@@ -274,7 +295,8 @@ def collect_demonstrations(
     masks = np.array([x for part in parts for x in part[1]], dtype=bool)
     acts = np.array([x for part in parts for x in part[2]], dtype=np.int64)
     vals = np.array([x for part in parts for x in part[3]], dtype=np.float32)
-    return obs, masks, acts, vals
+    weights = np.array([x for part in parts for x in part[4]], dtype=np.float32)
+    return obs, masks, acts, vals, weights
 
 
 def action_kinds(rules: RulesConfig) -> np.ndarray:
@@ -289,7 +311,7 @@ def action_kinds(rules: RulesConfig) -> np.ndarray:
 
 def behaviour_cloning(
     model: Any,
-    data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     epochs: int,
     seed: int,
     kinds: np.ndarray | None = None,
@@ -301,10 +323,11 @@ def behaviour_cloning(
     *what* to do even where the teacher's choice among equivalent actions is arbitrary (tie-breaks): e.g. not
     to place the last Starting Influence at all while holding the FormalizeInfluence gate (CORE-01-08-02),
     which a spread of small probabilities over many other actions would otherwise lose to the single best
-    Place under argmax. Returns the final imitation accuracy."""
+    Place under argmax. Each position's imitation terms count its weight (:func:`collect_demonstrations`).
+    Returns the final imitation accuracy."""
     policy = model.policy
     device = policy.device
-    obs, masks, acts, vals = (torch.as_tensor(x) for x in data)
+    obs, masks, acts, vals, weights = (torch.as_tensor(x) for x in data)
     kind_of = torch.as_tensor(kinds, device=device) if kinds is not None else None
     n_kinds = int(kind_of.max()) + 1 if kind_of is not None else 0
     opt = torch.optim.Adam(policy.parameters(), lr=1e-3)
@@ -317,18 +340,23 @@ def behaviour_cloning(
         for start in range(0, n, 256):
             idx = perm[start : start + 256]
             o, m, a, v = obs[idx].to(device), masks[idx].to(device), acts[idx].to(device), vals[idx].to(device)
+            w = weights[idx].to(device)
             features = policy.extract_features(o, policy.pi_features_extractor)
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
             logits = logits.masked_fill(~m, -1e9)
-            vf_features = policy.extract_features(o, policy.vf_features_extractor)
+            if policy.share_features_extractor:  # one trunk for both heads: compute it once
+                vf_features = features
+            else:
+                vf_features = policy.extract_features(o, policy.vf_features_extractor)
             value = policy.value_net(policy.mlp_extractor.forward_critic(vf_features)).squeeze(-1)
-            loss = torch.nn.functional.cross_entropy(logits, a) + 0.5 * torch.nn.functional.mse_loss(value, v)
+            imitation = torch.nn.functional.cross_entropy(logits, a, reduction="none")
             if kind_of is not None:
                 probs = torch.softmax(logits, dim=1)
                 kind_probs = torch.zeros((len(a), n_kinds), device=device, dtype=probs.dtype)
                 kind_probs = kind_probs.scatter_add(1, kind_of.expand(len(a), -1), probs)
                 log_kind = torch.log(kind_probs.clamp_min(1e-12))
-                loss = loss + torch.nn.functional.nll_loss(log_kind, kind_of[a])
+                imitation = imitation + torch.nn.functional.nll_loss(log_kind, kind_of[a], reduction="none")
+            loss = (w * imitation).sum() / w.sum() + 0.5 * torch.nn.functional.mse_loss(value, v)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -554,8 +582,14 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         torch.manual_seed(cfg.seed)
         env = make_vec_env(cfg, rules, cfg.seed)
         p = cfg.ppo
+        if cfg.network == "spatial":
+            policy: Any = SpatialPolicy
+            kwargs = spatial_policy_kwargs(Encoder(rules), cfg.conv_channels, cfg.conv_layers, arch, cfg.activation)
+        else:
+            policy = "MlpPolicy"
+            kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation}
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             env,
             learning_rate=p.learning_rate,
             n_steps=p.n_steps,
@@ -567,7 +601,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             ent_coef=p.ent_coef,
             vf_coef=p.vf_coef,
             max_grad_norm=p.max_grad_norm,
-            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation},
+            policy_kwargs=kwargs,
             seed=cfg.seed,
             device=device,
             verbose=0,
@@ -576,7 +610,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         _log_hparams(model, cfg)
         if cfg.bc_games:
             t = time.time()
-            bc_info = state.behaviour_cloning = {"games": cfg.bc_games, "epochs": cfg.bc_epochs}
+            bc_info = state.behaviour_cloning = {"teacher": cfg.teacher, "games": cfg.bc_games, "epochs": cfg.bc_epochs}
             data = collect_demonstrations(
                 rules,
                 cfg.bc_games,
@@ -584,11 +618,13 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
                 gamma=cfg.ppo.gamma,
                 workers=cfg.n_envs,
                 reward=cfg.reward,
+                teacher=cfg.teacher,
             )
             kinds = action_kinds(rules)
             acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed, kinds=kinds)
-            print(f"behaviour cloning: {len(data[2])} heuristic decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
-            for r in range(cfg.bc_dagger_rounds):  # DAgger: the learner plays, the heuristic labels
+            done = f"accuracy {acc:.1%}, {time.time() - t:.0f}s"
+            print(f"behaviour cloning: {len(data[2])} {cfg.teacher} decisions, {done}")
+            for r in range(cfg.bc_dagger_rounds):  # DAgger: the learner plays, the teacher labels
                 path = export_policy(
                     model,
                     run_dir / "bc" / f"dagger-{r}",
@@ -605,6 +641,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
                     workers=cfg.n_envs,
                     reward=cfg.reward,
                     learner=path,
+                    teacher=cfg.teacher,
+                    mistake_weight=cfg.bc_mistake_weight,
                 )
                 data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))  # type: ignore[assignment]
                 del more
@@ -614,6 +652,25 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             bc_info.update(decisions=len(data[2]), accuracy=round(acc, 4), seconds=round(time.time() - t, 1))
             model.logger.record("bc/accuracy", acc)
             model.logger.record("bc/decisions", len(data[2]))
+            # The cloned policy before any PPO step, to compare with (or ship instead of) the fine-tuned one.
+            export_policy(
+                model,
+                run_dir / "bc" / "cloned",
+                name=f"{cfg.name}-cloned",
+                rules=rules,
+                activation=cfg.activation,
+                provenance={
+                    "run": cfg.name,
+                    "steps": 0,
+                    "wall_seconds": bc_info["seconds"],
+                    "command": " ".join(sys.argv),
+                    "config": cfg.to_dict(),
+                    "cpu_count": os.cpu_count(),
+                    "platform": platform.platform(),
+                    "device": device,
+                    "behaviour_cloning": bc_info,
+                },
+            )
 
     deadline = invoked + cfg.max_seconds if cfg.max_seconds else None
     callback = TrainerCallback(cfg, rules, run_dir, state, progress, deadline)
