@@ -19,7 +19,9 @@ engine's event log (``game.events`` only grows); an event the encoder does not k
 game object or a rewound log triggers a full rebuild from the state, so the result never depends on
 the path. A test checks incremental == rebuilt over random games on every preset.
 
-Expansions: version 1 covers EXP-01 too. Its features (the ECO resort in every per-resort view, the
+Version 2 added the game clock per player (turns left, as a count and a thermometer, and the slack to the cap).
+
+Expansions: the encoding covers EXP-01 too. Its features (the ECO resort in every per-resort view, the
 Labor Market and the Investment Program, the Measure market, hands, play counters, active effects,
 the new decisions ``target`` / ``exchange``) appear only when an expansion is active; without one the
 layout and every value are exactly the core encoding (a test pins digests of core encodings).
@@ -39,7 +41,7 @@ from bc_env.rules.expansions import build_measures
 from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 
-ENCODER_VERSION = 1
+ENCODER_VERSION = 2
 
 #: Board tile channels: empty table cell, cell off the table (hex), then the engine's tile kinds
 #: (components.KIND_NAMES order: start-committee, resort, committee, grassroots, lobbyist, hotspot, system).
@@ -52,6 +54,10 @@ RESERVED_VECTOR = 8
 #: Resources: a linear view saturating at RES_LINEAR (costs are at most 4) and a log2 view up to 63.
 RES_LINEAR = 8.0
 RES_LOG_BITS = 6.0
+#: Clock thermometers: ``turns_left_at_most`` has CLOCK_BINS bins (turns left <= 1 .. CLOCK_BINS),
+#: ``slack_at_most`` one bin per slack value in SLACK_RANGE (slack <= -8 .. 8).
+CLOCK_BINS = 16
+SLACK_RANGE = range(-8, 9)
 #: Paid-so-far counts per resort are divided by this (a Grassroots text pays at most 6).
 PAID_SCALE = 6.0
 #: Kinds of the pending effect: the core game's, then those that only an expansion's pipeline has.
@@ -203,6 +209,9 @@ class Encoder:
             ("discard_size", (1,), ""),
             ("round", (1,), ""),
             ("turn_in_round", (1,), ""),
+            ("turns_left", (P,), "p"),
+            ("turns_left_at_most", (P, CLOCK_BINS), "p"),
+            ("slack_at_most", (P, len(SLACK_RANGE)), "p"),
             ("phase", (len(self.phase_names),), ""),
             ("effect_kind", (len(self.effect_kinds),), ""),
             ("paid", (R,), ""),
@@ -275,7 +284,7 @@ class Encoder:
             voff["resources"], voff["resources_log"], voff["start_player"], voff["to_act"], voff["bank"],
             voff["bank_finite"], voff["noise"], voff["formalize_gate"], voff["pile"], voff["pile_size"],
             voff["discard_size"], voff["round"], voff["turn_in_round"], voff["phase"], voff["effect_kind"],
-            voff["paid"], voff["gain_options"],
+            voff["paid"], voff["gain_options"], voff["turns_left"], voff["turns_left_at_most"], voff["slack_at_most"],
         )  # fmt: skip
         assert [n for n, _, _ in vector[3:9]] == ["supply", "on_board", "starting", "deployed", "created", "start_used"]
 
@@ -296,6 +305,7 @@ class Encoder:
         set_scale("discard_size", 1.0 / self._pile_total)
         set_scale("round", 1.0 / self._max_round)
         set_scale("turn_in_round", 1.0 / P)
+        set_scale("turns_left", 1.0 / self._max_round)
         set_scale("paid", 1.0 / PAID_SCALE)
         if ex:
             set_scale("hand_size", 1.0 / HAND_LIMIT)
@@ -411,7 +421,8 @@ class Encoder:
         """
         (o_hand_kind, o_hand_resort, o_hand_value, o_players, o_deployed, o_resources, o_resources_log,
          o_start_player, o_to_act, o_bank, o_bank_finite, o_noise, o_gate, o_pile, o_pile_size, o_discard_size,
-         o_round, o_turn, o_phase, o_effect_kind, o_paid, o_gain) = self._offsets  # fmt: skip
+         o_round, o_turn, o_phase, o_effect_kind, o_paid, o_gain, o_turns_left, o_turns_at_most,
+         o_slack) = self._offsets  # fmt: skip
         v = self._zero_list[:]
         tile = g.drawn
         if tile >= 0:
@@ -450,6 +461,8 @@ class Encoder:
         v[o_round] = g.round if g.round < self._max_round else self._max_round
         v[o_turn] = g.turns_in_round
         v[o_phase + phase] = 1.0
+        if phase != _PH_OVER:
+            self._clock(g, v, o_turns_left, o_turns_at_most, o_slack)
         pend = g.pending
         if pend is not None:
             kind = pend["kind"]
@@ -469,6 +482,26 @@ class Encoder:
         arr = np.array(v, dtype=np.float32)[self._vec_perm[observer]]
         arr *= self._scale
         return arr
+
+    def _clock(self, g: Game, v: list[float], o_left: int, o_at_most: int, o_slack: int) -> None:
+        """The game clock per player: Political Actions still to take (the current turn included, one tile drawn
+        per turn, no further discards: CORE-01-04-04, CORE-01-09-01, RULINGS R8), as a count and a thermometer,
+        and the slack: those turns minus the Place and FormalizeInfluence actions still needed to reach the cap
+        (each Influence not on the Board needs a Place, each not yet created a FormalizeInfluence; RULINGS R12)."""
+        P, cap = self.num_players, self.cap
+        future, a = len(g.draw_pile), g.active
+        lo, nb = SLACK_RANGE.start, len(SLACK_RANGE)
+        for p in range(P):
+            d = (p - a) % P or P
+            left = (0 if future < d else (future - d) // P + 1) + (1 if p == a else 0)
+            v[o_left + p] = left if left < self._max_round else self._max_round
+            first = o_at_most + p * CLOCK_BINS
+            for k in range(max(left - 1, 0), CLOCK_BINS):  # bin k: turns left <= k + 1
+                v[first + k] = 1.0
+            needed = (cap - g.on_board[p]) + max(0, cap - g.starting[p] - g.created[p])
+            first = o_slack + p * nb
+            for k in range(max(left - needed - lo, 0), nb):  # bin k: slack <= lo + k
+                v[first + k] = 1.0
 
     def _vector_exp(self, g: Game, v: list[float]) -> None:
         """The expansion features (EXP-01), raw and in absolute seat order, into ``v``."""
