@@ -77,30 +77,35 @@ def test_a_new_run_does_not_overwrite_an_existing_one(tiny_run):
         train(cfg, progress=False)
 
 
-def test_exported_bot_plays_legal_games_and_matches_torch(tiny_run):
-    from sb3_contrib import MaskablePPO
-
+def _matches_torch_in_random_games(bot, model, games: int, seed: int) -> int:
+    """Along random games of core-2p: the NumPy bot's logits equal the torch policy's at ~10% of the positions
+    and the bot's action is always legal. Returns how many positions were compared."""
     from training.export import torch_logits
 
-    cfg, _ = tiny_run
-    bot = NeuralPolicy(cfg.run_dir / "policy")
-    assert bot.manifest.data["rules"]["players"] == 2
-    model = MaskablePPO.load(cfg.run_dir / "checkpoint" / "model.zip", device="cpu")
     encoder = Encoder(RulesConfig.preset("core-2p"))
-    rng = random.Random(3)
+    rng = random.Random(seed)
     checked = 0
-    for seed in range(6):
-        game = Game.new("core-2p", seed)
+    for g in range(games):
+        game = Game.new("core-2p", g)
         while not game.is_terminal():
             if rng.random() < 0.1:
                 obs = encoder.encode(game, game.current_player)
                 np.testing.assert_allclose(bot.logits(obs), torch_logits(model, obs)[0], rtol=1e-4, atol=1e-4)
                 checked += 1
-            action = bot.act(game)
-            assert action in game.legal_actions()
+            assert bot.act(game) in game.legal_actions()
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])  # random play reaches varied positions
-    assert checked > 20
+    return checked
+
+
+def test_exported_bot_plays_legal_games_and_matches_torch(tiny_run):
+    from sb3_contrib import MaskablePPO
+
+    cfg, _ = tiny_run
+    bot = NeuralPolicy(cfg.run_dir / "policy")
+    assert bot.manifest.data["rules"]["players"] == 2
+    model = MaskablePPO.load(cfg.run_dir / "checkpoint" / "model.zip", device="cpu")
+    assert _matches_torch_in_random_games(bot, model, games=6, seed=3) > 20
     result = play_game("core-2p", [bot, bot], seed=1)
     assert result is not None
 
@@ -218,25 +223,13 @@ def test_spatial_bot_matches_torch_and_plays_legal_games(spatial_run):
 
     from training.export import torch_logits
 
-    cfg, summary = spatial_run
+    cfg, _ = spatial_run
     bot = NeuralPolicy(cfg.run_dir / "policy")
     net = bot.manifest.data["network"]
     assert (net["type"], net["channels"], net["layers"], net["extra"]) == ("spatial", 8, 2, 1 + 2 * 3)
     model = MaskablePPO.load(cfg.run_dir / "checkpoint" / "model.zip", device="cpu")
+    assert _matches_torch_in_random_games(bot, model, games=3, seed=4) > 10
     encoder = Encoder(RulesConfig.preset("core-2p"))
-    rng = random.Random(4)
-    checked = 0
-    for seed in range(3):
-        game = Game.new("core-2p", seed)
-        while not game.is_terminal():
-            if rng.random() < 0.1:
-                obs = encoder.encode(game, game.current_player)
-                np.testing.assert_allclose(bot.logits(obs), torch_logits(model, obs)[0], rtol=1e-4, atol=1e-4)
-                checked += 1
-            assert bot.act(game) in game.legal_actions()
-            legal = game.legal_actions()
-            game.apply(legal[rng.randrange(len(legal))])
-    assert checked > 10
     batch = np.stack([encoder.encode(Game.new("core-2p", s), 0) for s in range(3)])
     np.testing.assert_allclose(bot.logits(batch), torch_logits(model, batch), rtol=1e-4, atol=1e-4)
 
