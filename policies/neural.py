@@ -167,7 +167,8 @@ class NeuralPolicy:
             if not names:
                 raise PolicyFileError(f"{man}: an mlp network needs at least one layer")
         elif self.kind == "spatial":
-            names = list(_spatial_shapes(net, man))
+            shapes = _spatial_shapes(net, man)
+            names = list(shapes)
         else:
             raise PolicyFileError(f"{man}: unknown network type {self.kind!r} (allowed: mlp, spatial)")
         arrays = _load_arrays(npz, names)
@@ -178,7 +179,7 @@ class NeuralPolicy:
                     raise PolicyFileError(f"{npz}: layer {i} must be float32 weight[out, in] and bias[out]")
             self.num_actions = int(self.layers[-1][0].shape[0])
         else:
-            for name, shape in _spatial_shapes(net, man).items():
+            for name, shape in shapes.items():
                 if arrays[name].shape != shape:
                     raise PolicyFileError(f"{npz}: array {name} has shape {arrays[name].shape}, expected {shape}")
             self.arrays = arrays
