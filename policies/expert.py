@@ -68,7 +68,6 @@ from .heuristic import (
     HeuristicPolicy,
     HeuristicWeights,
     _Incremental,
-    _turns_left,
     turns_needed_after_gate,
 )
 
@@ -155,7 +154,7 @@ class ExpertPolicy(HeuristicPolicy):
             if bank:  # close the own Hotspot now (this turn's action too) or next turn
                 return self._gate_score(game, me, 1, 1) >= self._gate_score(game, me, 0, 0)
             return self._gate_score(game, me, 1, 2) >= self._gate_score(game, me, 0, 1)
-        mine = _turns_left(game, me)
+        mine = game.turns_left(me)
         margin = self.margin_multi if game.num_players > 2 else 0
         need = turns_needed_after_gate(game, me) - bank + w.gate_margin + margin
         return mine > need + (self.others_slack if others_closed else 0)
@@ -175,13 +174,13 @@ class ExpertPolicy(HeuristicPolicy):
             if q == me:
                 # the Political Actions after the held Influence is on the Board (a free placement by an
                 # own Hotspot when ``lost`` is 0, or on the turn ``lost`` is counted to)
-                left = _turns_left(game, me) - lost
-                if _turns_left(game, me) <= delay:  # no turn left to place it
+                left = game.turns_left(me) - lost
+                if game.turns_left(me) <= delay:  # no turn left to place it
                     finals.append(game.on_board[me])
                     continue
                 finals.append(min(cap, game.on_board[me] + 1 + left // 2))
             else:
-                t = max(0, _turns_left(game, q) - delay)
+                t = max(0, game.turns_left(q) - delay)
                 s = min(game.supply[q], t)
                 finals.append(min(cap, game.on_board[q] + s + (t - s) // 2))
         best = max(finals)
@@ -339,16 +338,11 @@ class ExpertPolicy(HeuristicPolicy):
         the gate too soon)."""
         if self.bank_window < 0:
             return False
-        return _turns_left(game, me) <= turns_needed_after_gate(game, me) + self.bank_window
+        return game.turns_left(me) <= turns_needed_after_gate(game, me) + self.bank_window
 
     # ------------------------------------------------------------------ values
-    def action_values(self, game: Game) -> dict[int, float]:
-        me = game.current_player
-        if me is None:
-            raise ValueError("the game is over: there is no decision to take")
-        legal = game.legal_actions()
-        if len(legal) == 1:
-            return {legal[0]: 0.0}
+    def _values(self, game: Game, me: int, legal: list[int]) -> dict[int, float]:
+        """The heuristic's look-ahead with the expert's gate hold and weights, plus the Hotspot bank."""
         hold = self.holds(game, me)
         # Holding only for an opener, or in the window before the release: keep (build) Hotspot majorities.
         opening = hold and ((self.open_bonus and not self.holds(game, me, use_open=False)) or self._in_window(game, me))
@@ -356,14 +350,7 @@ class ExpertPolicy(HeuristicPolicy):
         if w is not self.weights:
             self.weights = w
             self._last = None  # the cached look-ahead belongs to the other weights
-        if self.incremental and _Incremental.applies(game):
-            values = self._incremental_values(game, me, legal, hold)
-        else:
-            values = {}
-            for a in self._candidates(game, me, legal, hold):
-                child = game.clone()
-                child.apply(a)
-                values[a] = self._continue(child, me, hold)
+        values = self._lookahead(game, me, legal, hold)
         phase = game.phase_name
         banked = not hold or self._in_window(game, me)
         if phase in ("political", "move_to", "place_tile") and len(values) > 1 and banked:

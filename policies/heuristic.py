@@ -98,16 +98,6 @@ def _pairs(h: list[float], convert: bool, ratio: float) -> float:
     return rest
 
 
-def _turns_left(game: Game, p: int) -> int:
-    """Political actions ``p`` still takes, the current turn included (one tile drawn per turn)."""
-    n = game.num_players
-    future = len(game.draw_pile)
-    a = game.active
-    d = (p - a) % n or n
-    count = 0 if future < d else (future - d) // n + 1
-    return count + (1 if p == a else 0)
-
-
 # ------------------------------------------------------------------ evaluation building blocks
 # The evaluation reads the Board (:class:`_Board`: Lobbyist owners, the majorities of the Resorts and the
 # unresolved Hotspots), the game clock and the Committees (:class:`_Frame`), and the players' holdings;
@@ -267,7 +257,7 @@ class _Frame:
         horizon = (1 - gamma**settlements) / (1 - gamma)
         self.k_thin = w.confidence_thin * horizon
         self.k_safe = w.confidence_safe * horizon
-        self.turns = [] if over else [_turns_left(game, p) for p in range(n)]
+        self.turns = [] if over else [game.turns_left(p) for p in range(n)]
         # Committees: a standard one on the Board allows any number of formalizations; otherwise only the
         # Start Committee (once per player, CORE-01-08-07) until a Committee is drawn, whose chance over
         # the next few draws follows from the DrawPile's public composition.
@@ -427,7 +417,7 @@ def holds_gate(game: Game, me: int, w: HeuristicWeights = DEFAULT_WEIGHTS) -> bo
         return False
     # One turn of slack while another player still keeps the gate closed too (it may open a turn later).
     others_closed = any(game.deployed[q] < game.starting[q] for q in range(game.num_players) if q != me)
-    return _turns_left(game, me) > turns_needed_after_gate(game, me) + w.gate_margin + int(others_closed)
+    return game.turns_left(me) > turns_needed_after_gate(game, me) + w.gate_margin + int(others_closed)
 
 
 def evaluate(game: Game, me: int, w: HeuristicWeights = DEFAULT_WEIGHTS, hold: bool = False) -> float:
@@ -944,7 +934,16 @@ class HeuristicPolicy:
         legal = game.legal_actions()
         if len(legal) == 1:
             return {legal[0]: 0.0}
-        hold = holds_gate(game, me, self.weights)
+        return self._values(game, me, legal)
+
+    def _values(self, game: Game, me: int, legal: list[int]) -> dict[int, float]:
+        """:meth:`action_values` of a decision with two or more options: the look-ahead, holding the gate as
+        :func:`holds_gate` says (a subclass may decide the hold and adjust the values)."""
+        return self._lookahead(game, me, legal, holds_gate(game, me, self.weights))
+
+    def _lookahead(self, game: Game, me: int, legal: list[int], hold: bool) -> dict[int, float]:
+        """The one-step look-ahead values of the candidate actions (incremental in the core game, else a clone
+        per action)."""
         if self.incremental and _Incremental.applies(game):
             return self._incremental_values(game, me, legal, hold)
         values: dict[int, float] = {}

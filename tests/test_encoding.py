@@ -773,6 +773,7 @@ def test_clock_counts_the_turns_each_player_still_takes(preset):
             for k in range(game.num_players):
                 p = (o + k) % game.num_players
                 left = truth[p]
+                assert game.turns_left(p) == left  # the engine's clock (CORE-01-04-04, CORE-01-09-01)
                 assert round(float(views["turns_left"][k]) * enc._max_round) == left
                 therm = views["turns_left_at_most"][k]
                 assert [bool(x) for x in therm] == [left <= b + 1 for b in range(16)]
@@ -784,6 +785,7 @@ def test_clock_counts_the_turns_each_player_still_takes(preset):
         game.apply(legal[rng.randrange(len(legal))])
     assert checked >= 10
     assert not enc.views(enc.encode(game, 0))["turns_left_at_most"].any(), "nothing left when the game is over"
+    assert [game.turns_left(p) for p in range(game.num_players)] == [0] * game.num_players
 
 
 def test_clock_scenario_last_turns_of_a_two_player_game():

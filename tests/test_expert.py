@@ -125,7 +125,7 @@ def test_plans_gate_against_a_player_that_does_not_hold() -> None:
     """A random opponent places its Starting Influence at once; the expert alone decides when the gate opens
     and keeps it closed as long as its own plan allows: here it opens it with an own Hotspot on the turn
     with one turn fewer than a Place-then-Formalize plan needs, and still reaches the cap."""
-    from policies.heuristic import _turns_left, turns_needed_after_gate
+    from policies.heuristic import turns_needed_after_gate
 
     game = Game.new(RulesConfig.resolve("core-2p"), 60_001)
     expert = ExpertPolicy(seed=1)
@@ -133,10 +133,10 @@ def test_plans_gate_against_a_player_that_does_not_hold() -> None:
     opened = None
     while not game.is_terminal():
         p = game.current_player
-        before = (_turns_left(game, 1), turns_needed_after_gate(game, 1))
+        before = (game.turns_left(1), turns_needed_after_gate(game, 1))
         closed = not game.formalize_gate_open()
         if closed and p == 1 and game.phase_name == "political" and game.deployed[0] == game.starting[0]:
-            assert expert.holds(game, 1) or _turns_left(game, 1) <= turns_needed_after_gate(game, 1)
+            assert expert.holds(game, 1) or game.turns_left(1) <= turns_needed_after_gate(game, 1)
         game.apply(pols[p].act(game))
         if closed and game.formalize_gate_open():
             opened = (p, *before)

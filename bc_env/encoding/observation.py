@@ -324,6 +324,11 @@ class Encoder:
         self._zero_list = [0.0] * NB
         self._finite_bank = config.bank_stock is not None
         self._log_table = [min(math.log2(x + 1) / RES_LOG_BITS, 1.0) for x in range(64)]
+        # Clock thermometer rows: turns left 0 .. CLOCK_BINS + 1 (more reads as CLOCK_BINS + 1); slack from one
+        # below to one above SLACK_RANGE (beyond reads as the ends).
+        self._at_most_rows = [[1.0 if t <= k + 1 else 0.0 for k in range(CLOCK_BINS)] for t in range(CLOCK_BINS + 2)]
+        lo, hi = SLACK_RANGE.start - 1, SLACK_RANGE.stop
+        self._slack_rows = [[1.0 if x <= k else 0.0 for k in SLACK_RANGE] for x in range(lo, hi + 1)]
 
         # Static board: empty table cells and off-table cells.
         static = np.zeros((C, N), dtype=np.float32)
@@ -484,24 +489,23 @@ class Encoder:
         return arr
 
     def _clock(self, g: Game, v: list[float], o_left: int, o_at_most: int, o_slack: int) -> None:
-        """The game clock per player: Political Actions still to take (the current turn included, one tile drawn
-        per turn, no further discards: CORE-01-04-04, CORE-01-09-01, RULINGS R8), as a count and a thermometer,
-        and the slack: those turns minus the Place and FormalizeInfluence actions still needed to reach the cap
-        (each Influence not on the Board needs a Place, each not yet created a FormalizeInfluence; RULINGS R12)."""
-        P, cap = self.num_players, self.cap
-        future, a = len(g.draw_pile), g.active
-        lo, nb = SLACK_RANGE.start, len(SLACK_RANGE)
+        """The game clock per player: Political Actions still to take (``Game.turns_left``), as a count and a
+        thermometer, and the slack: those turns minus the Place and FormalizeInfluence actions still needed to
+        reach the cap (each Influence not on the Board needs a Place, each not yet created a FormalizeInfluence;
+        RULINGS R12)."""
+        P, cap, top = self.num_players, self.cap, self._max_round
+        at_most, slack_rows = self._at_most_rows, self._slack_rows
+        last_at_most, lo, nb = CLOCK_BINS + 1, SLACK_RANGE.start - 1, len(SLACK_RANGE)
+        on_board, starting, created = g.on_board, g.starting, g.created
         for p in range(P):
-            d = (p - a) % P or P
-            left = (0 if future < d else (future - d) // P + 1) + (1 if p == a else 0)
-            v[o_left + p] = left if left < self._max_round else self._max_round
-            first = o_at_most + p * CLOCK_BINS
-            for k in range(max(left - 1, 0), CLOCK_BINS):  # bin k: turns left <= k + 1
-                v[first + k] = 1.0
-            needed = (cap - g.on_board[p]) + max(0, cap - g.starting[p] - g.created[p])
-            first = o_slack + p * nb
-            for k in range(max(left - needed - lo, 0), nb):  # bin k: slack <= lo + k
-                v[first + k] = 1.0
+            left = g.turns_left(p)
+            v[o_left + p] = left if left < top else top
+            first = o_at_most + p * CLOCK_BINS  # bin k: turns left <= k + 1
+            v[first : first + CLOCK_BINS] = at_most[left if left < last_at_most else last_at_most]
+            needed = (cap - on_board[p]) + max(0, cap - starting[p] - created[p])
+            x = min(max(left - needed - lo, 0), nb + 1)  # row of the slack, clamped to the rows' range
+            first = o_slack + p * nb  # bin k: slack <= SLACK_RANGE[k]
+            v[first : first + nb] = slack_rows[x]
 
     def _vector_exp(self, g: Game, v: list[float]) -> None:
         """The expansion features (EXP-01), raw and in absolute seat order, into ``v``."""

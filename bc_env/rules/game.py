@@ -580,6 +580,17 @@ class Game:
         """CORE-01-08-02/03, RULINGS R11: every player has deployed their Starting Influence."""
         return all(d >= s for d, s in zip(self.deployed, self.starting))
 
+    def turns_left(self, player: int) -> int:
+        """Political Actions ``player`` still takes, the current turn included: one tile is drawn per turn
+        (CORE-01-04-04) and the game ends when the active player must draw from an empty DrawPile
+        (CORE-01-09-01, RULINGS R8); further discards (CORE-01-04-07) are not foreseen. 0 once it is over."""
+        if self.phase == PH_OVER:
+            return 0
+        n = self.num_players
+        future = len(self.draw_pile)
+        d = (player - self.active) % n or n
+        return (0 if future < d else (future - d) // n + 1) + (1 if player == self.active else 0)
+
     def effect_for(self, kind: str, cell: int, player: int, card: int = -1, target: int = -1) -> Effect:
         """The effect a Political Action would resolve, with its ContextTile ``cell`` (-1: null)."""
         if kind == "formalize":
