@@ -43,6 +43,13 @@ who opens the gate, and when, decides how many Influence each player still reach
   players that do not hold the gate (a random bot places its Starting Influence at once) this holds
   exactly as long as the bot's own plan allows, so they get as few turns after the gate as possible.
   The bot also only makes an opener (above) when holding for it scores at least as well as placing now.
+* **Free placements after the gate with two players** (``close_after_gate``, up to ``plan_players``
+  players). Once the gate is open, while the bot is below the cap and has Influence in its supply, its tile
+  closes an own-majority Hotspot with one empty neighbour (the forced move of
+  :meth:`ExpertPolicy._closing_tile`): the free placement saves the Place of that Influence, and the
+  turn's Political Action is still free (measured +2.3 and +2.2 points against the heuristic over 400 and
+  200 two-player games, unchanged against random; with four players it measured 1.9 points worse, so it
+  is off there).
 * **Gate hold with more players** (``margin_multi``). With three or more players the count above is
   not used (the opponents' Hotspot placements after the gate decide most games, and the measured results
   were worse); instead the hold of the heuristic (turns needed after the gate, one turn of slack,
@@ -116,6 +123,7 @@ class ExpertPolicy(HeuristicPolicy):
         plan_gate: bool = True,
         plan_players: int = 2,
         retry_block: int = 1,
+        close_after_gate: bool = True,
     ) -> None:
         super().__init__(seed=seed, weights=weights or EXPERT_WEIGHTS)
         self.bank_thin = bank_thin
@@ -132,6 +140,7 @@ class ExpertPolicy(HeuristicPolicy):
         self.plan_gate = plan_gate
         self.plan_players = plan_players
         self.retry_block = retry_block
+        self.close_after_gate = close_after_gate
         self._opener_move: tuple[int, int, int] | None = None
         self._attempt: tuple[int, object] | None = None  # (turn, first event of that game)
         base = self.weights
@@ -229,6 +238,25 @@ class ExpertPolicy(HeuristicPolicy):
                     return nb
         return None
 
+    def _closing_tile(self, game: Game, me: int) -> int | None:
+        """After the gate (two players): the tile placement that closes an own-majority Hotspot with one empty
+        neighbour while ``me`` has Influence in its supply and is below the cap (CORE-01-06-01..06: the free
+        placement saves a Place); ``None`` otherwise."""
+        if not self.close_after_gate or game.num_players > self.plan_players or game.phase_name != "place_tile":
+            return None
+        if not game.formalize_gate_open() or game.supply[me] < 1 or game.on_board[me] >= game.cap:
+            return None
+        cells = self.opener_cells(game, me, min_margin=1)
+        if not cells:
+            return None
+        legal = set(game.legal_actions())
+        nbrs, tile_at = game.topo.neighbors, game.tile_at
+        for c in cells:
+            for nb in nbrs[c]:
+                if tile_at[nb] < 0 and nb in legal:  # PLACE_TILE block starts at 0: the action is the cell
+                    return nb
+        return None
+
     def _release_turn(self, game: Game, me: int) -> bool:
         """The turn the held Influence would be placed (the hold is over, the gate still closed, every
         opponent has placed all its Starting Influence)."""
@@ -315,6 +343,8 @@ class ExpertPolicy(HeuristicPolicy):
         me = game.current_player
         if me is not None:
             tile = self._opener_tile(game, me)
+            if tile is None:
+                tile = self._closing_tile(game, me)
             if tile is not None:
                 return tile
             mv = self._opener_move

@@ -165,3 +165,42 @@ def test_window_lifts_hotspot_risk_penalty_before_release() -> None:
     game, expert = found
     expert.action_values(game)
     assert expert.weights is expert._weights_open
+
+
+def test_closes_own_hotspot_after_the_gate_in_two_players() -> None:
+    """After the gate, with Influence in its supply and below the cap, the expert's tile closes an own-majority
+    Hotspot with one empty neighbour (CORE-01-06-01..06: a free placement); the heuristic-only expert
+    (``close_after_gate=False``) does not always do so in the same positions."""
+
+    def hit(g: Game, e: ExpertPolicy) -> bool:
+        me = g.current_player
+        return (
+            g.phase_name == "place_tile"
+            and g.formalize_gate_open()
+            and g.supply[me] >= 1
+            and g.on_board[me] < g.cap
+            and any(empty == 1 for _, _, empty in my_hotspots(g, me, 1))
+        )
+
+    found = 0
+    differs = 0
+    for seat in (0, 1):
+        for start in range(0, 400, 40):
+            pos = _first_position("core-2p", seat, range(50000 + start, 50000 + start + 40), hit)
+            if pos is None:
+                continue
+            game, expert = pos
+            me = game.current_player
+            cells = [c for c, _, empty in my_hotspots(game, me, 1) if empty == 1]
+            a = expert.act(game)
+            assert any(a in game.topo.neighbors[c] for c in cells)
+            child = game.clone()
+            child.apply(a)
+            assert child.on_board[me] == game.on_board[me] + 1  # the free placement happened
+            assert child.supply[me] == game.supply[me] - 1
+            plain = ExpertPolicy(seed=0, close_after_gate=False)
+            plain.rng = expert.rng
+            differs += not any(plain.act(game) in game.topo.neighbors[c] for c in cells)
+            found += 1
+    assert found >= 4
+    assert differs >= 1
