@@ -269,3 +269,61 @@ def test_a_spatial_policy_file_with_a_wrong_shape_is_refused(spatial_run, tmp_pa
     (tmp_path / "nodims.json").write_text(json.dumps(manifest))
     with pytest.raises(PolicyFileError, match="channels"):
         NeuralPolicy(tmp_path / "nodims")
+
+
+# ---------------------------------------------------------------------------- starting from a trained policy
+
+
+def test_a_run_started_from_a_trained_policy_begins_with_its_weights(spatial_run, tiny_run):
+    """``init_policy``: with a learning rate of 0 nothing is learned, so the run exports exactly the policy it
+    started from (trunk and action head copied; the value head is not part of an export). An MLP policy and a
+    different shape are refused, naming what differs, before anything is trained."""
+    cfg, _ = spatial_run
+    src = cfg.run_dir / "policy"
+    start = cfg.override(
+        ['name="from-policy"', f'init_policy="{src}"', "bc_games=0", "total_steps=128", "ppo.learning_rate=0.0"]
+    )
+    train(start, progress=False)
+    before = np.load(src.with_suffix(".npz"), allow_pickle=False)
+    after = np.load(start.run_dir / "policy.npz", allow_pickle=False)
+    assert sorted(before.files) == sorted(after.files)
+    for name in before.files:
+        np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+    provenance = json.loads((start.run_dir / "policy.json").read_text())["training"]
+    assert provenance["config"]["init_policy"] == str(src)
+
+    wider = cfg.override(['name="wider"', f'init_policy="{src}"', "bc_games=0", "conv_channels=16"])
+    with pytest.raises(TrainConfigError, match="conv_channels = 8, this run has 16"):
+        train(wider, progress=False)
+    assert not wider.run_dir.exists(), "refused before the run directory is made"
+    from sb3_contrib import MaskablePPO
+
+    from training.export import load_policy_weights
+
+    mlp_cfg, _ = tiny_run
+    mlp_model = MaskablePPO.load(mlp_cfg.run_dir / "checkpoint" / "model.zip", device="cpu")
+    with pytest.raises(ValueError, match="has a spatial network, this run's network is mlp"):
+        load_policy_weights(mlp_model, NeuralPolicy(src))
+
+
+def test_init_policy_must_be_a_trained_policy_for_the_same_rules_and_network(spatial_run, tiny_run):
+    from training.train import init_policy
+
+    cfg, _ = spatial_run
+    src = str(cfg.run_dir / "policy")
+    core2p = RulesConfig.preset("core-2p")
+    assert init_policy(cfg.override([f'init_policy="{src}"']), core2p).name
+    shipped = cfg.override(['init_policy="ppo-core-2p"', "conv_channels=64", "conv_layers=3"])
+    assert init_policy(shipped, core2p).name == "ppo-core-2p"
+    mlp_cfg, _ = tiny_run
+    for c, name, rules, msg in (
+        (cfg, "heuristic", "core-2p", "not a trained policy"),
+        (cfg, "no/such/policy", "core-2p", "unknown policy"),
+        (cfg, src, "core-4p", "trained for rules core-2p, this run is core-4p"),
+        (mlp_cfg, src, "core-2p", "has a spatial network, this run's network is mlp"),
+        (cfg.override(['activation="tanh"']), src, "core-2p", "activation = 'relu', this run has 'tanh'"),
+        (cfg.override(["conv_layers=3"]), src, "core-2p", "conv_layers = 2, this run has 3"),
+        (mlp_cfg.override(["net_arch=[16]"]), str(mlp_cfg.run_dir / "policy"), "core-2p", r"net_arch = \(32,\)"),
+    ):
+        with pytest.raises(TrainConfigError, match=msg):
+            init_policy(c.override([f'init_policy="{name}"']), RulesConfig.preset(rules))

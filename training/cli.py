@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         train(cfg, resume=args.resume, progress=False if args.no_progress else None)
-    except RunDirError as exc:
+    except (RunDirError, TrainConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -80,6 +80,10 @@ class TrainConfig:
     #: Weight, in the imitation loss, of a DAgger position where the learner's own choice differed from the
     #: teacher's label (its mistakes: e.g. releasing the FormalizeInfluence gate a turn early or late); 1 = plain.
     bc_mistake_weight: float = 1.0
+    #: Start the policy from a trained one instead of random weights: a shipped bot's name ("ppo-core-2p") or an
+    #: exported policy's path (``runs/<name>/policy``); same rules, network type and shape. Its trunk and action
+    #: head are copied; the value head starts untrained (behaviour cloning, if on, then trains both). "" = off.
+    init_policy: str = ""
     #: Evaluate against the random and heuristic bots every this many steps, over this many games each.
     eval_every: int = 50_000
     eval_games: int = 40

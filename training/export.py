@@ -14,19 +14,44 @@ from torch import nn
 
 from bc_env.encoding import ENCODER_VERSION
 from bc_env.rules import RulesConfig
-from policies.neural import save_arrays, save_policy
-from training.spatial import CELL_BLOCKS, GLOBAL_DIM, SpatialPolicy, spatial_arrays
+from policies.neural import NeuralPolicy, save_arrays, save_policy
+from training.spatial import CELL_BLOCKS, GLOBAL_DIM, SpatialPolicy, spatial_arrays, spatial_parameters
+
+
+def _mlp_modules(model: Any) -> list[nn.Linear]:
+    """The linear layers of an MLP policy's policy path: mlp_extractor.policy_net then action_net."""
+    linear = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    return [*linear, model.policy.action_net]
 
 
 def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (weight, bias) pairs of the policy path: mlp_extractor.policy_net then action_net."""
-    layers = []
-    for module in model.policy.mlp_extractor.policy_net:
-        if isinstance(module, nn.Linear):
-            layers.append((module.weight.detach().cpu().numpy(), module.bias.detach().cpu().numpy()))
-    action = model.policy.action_net
-    layers.append((action.weight.detach().cpu().numpy(), action.bias.detach().cpu().numpy()))
-    return layers
+    return [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in _mlp_modules(model)]
+
+
+def load_policy_weights(model: Any, policy: NeuralPolicy) -> None:
+    """Copy an exported policy's weights into ``model``'s policy path (trunk and action head), the inverse of
+    :func:`export_policy`; the value head keeps its own weights. The network of ``model`` must have the same
+    type and shape, else ``ValueError`` names the first difference and nothing is copied."""
+    spatial = isinstance(model.policy, SpatialPolicy)
+    if policy.kind != ("spatial" if spatial else "mlp"):
+        kind = "spatial" if spatial else "mlp"
+        raise ValueError(f"policy {policy.name} has a {policy.kind} network, this run's network is {kind}")
+    if spatial:
+        pairs = [(name, t, policy.arrays[name]) for name, t in spatial_parameters(model.policy).items()]
+    else:
+        modules = _mlp_modules(model)
+        if len(modules) != len(policy.layers):
+            raise ValueError(f"policy {policy.name} has {len(policy.layers)} layers, this run's network {len(modules)}")
+        pairs = []
+        for i, (m, (w, b)) in enumerate(zip(modules, policy.layers, strict=True)):
+            pairs += [(f"layer {i} weight", m.weight, w), (f"layer {i} bias", m.bias, b)]
+    for name, t, arr in pairs:
+        if tuple(t.shape) != arr.shape:
+            raise ValueError(f"policy {policy.name}: {name} has shape {arr.shape}, this run's network {tuple(t.shape)}")
+    with torch.no_grad():
+        for _, t, arr in pairs:
+            t.copy_(torch.as_tensor(arr, device=t.device))
 
 
 def torch_logits(model: Any, obs: np.ndarray) -> np.ndarray:

@@ -121,28 +121,29 @@ def policy_kwargs(encoder: Any, channels: int, layers: int, value_arch: list[int
     }
 
 
-def spatial_arrays(policy: Any) -> dict[str, np.ndarray]:
-    """The weights of the policy path of a :class:`SpatialPolicy` by the names ``policies.neural`` reads."""
+def spatial_parameters(policy: Any) -> dict[str, torch.Tensor]:
+    """The parameters of the policy path of a :class:`SpatialPolicy` by the array names ``policies.neural`` reads."""
     fx, head = policy.features_extractor, policy.action_net
-
-    def arr(t: torch.Tensor) -> np.ndarray:
-        return np.asarray(t.detach().cpu().numpy(), dtype=np.float32)
-
     out = {
-        "conv_in.w": arr(fx.conv_in.weight),
-        "conv_in.b": arr(fx.conv_in.bias),
-        "vec_in.w": arr(fx.vec_in.weight),
-        "vec_in.b": arr(fx.vec_in.bias),
-        "glob.w": arr(fx.glob.weight),
-        "glob.b": arr(fx.glob.bias),
-        "mix.w": arr(fx.mix.weight),
-        "mix.b": arr(fx.mix.bias),
-        "cell.w": arr(head.cell.weight),
-        "cell.b": arr(head.cell.bias),
-        "extra.w": arr(head.extra.weight),
-        "extra.b": arr(head.extra.bias),
+        "conv_in.w": fx.conv_in.weight,
+        "conv_in.b": fx.conv_in.bias,
+        "vec_in.w": fx.vec_in.weight,
+        "vec_in.b": fx.vec_in.bias,
+        "glob.w": fx.glob.weight,
+        "glob.b": fx.glob.bias,
+        "mix.w": fx.mix.weight,
+        "mix.b": fx.mix.bias,
+        "cell.w": head.cell.weight,
+        "cell.b": head.cell.bias,
+        "extra.w": head.extra.weight,
+        "extra.b": head.extra.bias,
     }
     for i, conv in enumerate(fx.convs):
-        out[f"conv{i}.w"] = arr(conv.weight)
-        out[f"conv{i}.b"] = arr(conv.bias)
+        out[f"conv{i}.w"] = conv.weight
+        out[f"conv{i}.b"] = conv.bias
     return out
+
+
+def spatial_arrays(policy: Any) -> dict[str, np.ndarray]:
+    """The weights of the policy path of a :class:`SpatialPolicy` by the names ``policies.neural`` reads."""
+    return {k: np.asarray(t.detach().cpu().numpy(), dtype=np.float32) for k, t in spatial_parameters(policy).items()}

@@ -40,10 +40,10 @@ from bc_env.rules import Game, RulesConfig
 from policies import load as load_policy
 from policies.arena import play_match
 from policies.heuristic import FirstChoice
-from policies.neural import NeuralPolicy
+from policies.neural import NeuralPolicy, PolicyFileError
 
-from .config import PoolConfig, TrainConfig
-from .export import export_policy
+from .config import PoolConfig, TrainConfig, TrainConfigError
+from .export import export_policy, load_policy_weights
 from .pool import OpponentPool, PoolSampler
 from .spatial import SpatialPolicy
 from .spatial import policy_kwargs as spatial_policy_kwargs
@@ -124,6 +124,34 @@ def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
     ident["encoder_version"] = ENCODER_VERSION
     ident["num_actions"] = Game.new(rules, 0).num_actions
     return ident
+
+
+def init_policy(cfg: TrainConfig, rules: RulesConfig) -> NeuralPolicy:
+    """The trained policy a run starts from (``cfg.init_policy``: a shipped bot's name or an exported policy's path):
+    trained for the same rules, with the run's network type, shape and activation; a bad value raises
+    :class:`TrainConfigError` naming what differs."""
+    name = cfg.init_policy
+    try:
+        policy = load_policy(name)
+    except (ValueError, PolicyFileError) as exc:
+        raise TrainConfigError(f"init_policy {name!r}: {exc}") from None
+    if not isinstance(policy, NeuralPolicy):
+        raise TrainConfigError(f"init_policy {name!r} is not a trained policy (a shipped bot or an exported policy)")
+    if policy.rules.to_dict() != rules.to_dict():
+        raise TrainConfigError(
+            f"init_policy {name!r} was trained for rules {policy.rules.name}, this run is {rules.name}"
+        )
+    if policy.kind != cfg.network:
+        raise TrainConfigError(f"init_policy {name!r} has a {policy.kind} network, this run's network is {cfg.network}")
+    if policy.kind == "spatial":
+        shape = {"conv_channels": int(policy.net["channels"]), "conv_layers": int(policy.net["layers"])}
+    else:
+        shape = {"net_arch": tuple(int(w.shape[0]) for w, _ in policy.layers[:-1])}
+    shape["activation"] = policy.manifest.activation
+    for key, value in shape.items():
+        if getattr(cfg, key) != value:
+            raise TrainConfigError(f"init_policy {name!r} has {key} = {value!r}, this run has {getattr(cfg, key)!r}")
+    return policy
 
 
 def check_resume(run_dir: Path, cfg: TrainConfig, rules: RulesConfig) -> None:
@@ -544,6 +572,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         check_resume(run_dir, cfg, rules)
     elif (run_dir / "checkpoint").exists():
         raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
+    init = init_policy(cfg, rules) if cfg.init_policy and not resume else None
     run_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(
         run_dir / "config.json",
@@ -608,6 +637,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         )
         model.set_logger(_logger(run_dir))
         _log_hparams(model, cfg)
+        if init is not None:
+            load_policy_weights(model, init)  # recorded in the provenance's config (init_policy)
+            print(f"policy initialised from {cfg.init_policy}")
         if cfg.bc_games:
             t = time.time()
             bc_info = state.behaviour_cloning = {"teacher": cfg.teacher, "games": cfg.bc_games, "epochs": cfg.bc_epochs}
