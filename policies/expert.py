@@ -100,6 +100,20 @@ def my_hotspots(game: Game, me: int, min_margin: int = 1) -> list[tuple[int, int
     return out
 
 
+def _closing_cell(game: Game, hotspots: list[int]) -> int | None:
+    """The tile placement that fills the last empty neighbour of the first of ``hotspots`` (each with one empty
+    neighbour) that the drawn tile can close; ``None`` if there is none."""
+    if not hotspots:
+        return None
+    legal = set(game.legal_actions())
+    nbrs, tile_at = game.topo.neighbors, game.tile_at
+    for c in hotspots:
+        for nb in nbrs[c]:
+            if tile_at[nb] < 0 and nb in legal:  # PLACE_TILE block starts at 0: the action is the cell
+                return nb
+    return None
+
+
 class ExpertPolicy(HeuristicPolicy):
     """:class:`HeuristicPolicy` plus a Hotspot bank, gate openers and gate timing (see the module doc)."""
 
@@ -227,16 +241,7 @@ class ExpertPolicy(HeuristicPolicy):
             return None
         if any(game.deployed[q] < game.starting[q] for q in range(game.num_players) if q != me):
             return None
-        cells = self.opener_cells(game, me)
-        if not cells:
-            return None
-        legal = set(game.legal_actions())
-        nbrs, tile_at = game.topo.neighbors, game.tile_at
-        for c in cells:
-            for nb in nbrs[c]:
-                if tile_at[nb] < 0 and nb in legal:  # PLACE_TILE block starts at 0: the action is the cell
-                    return nb
-        return None
+        return _closing_cell(game, self.opener_cells(game, me))
 
     def _closing_tile(self, game: Game, me: int) -> int | None:
         """After the gate (two players): the tile placement that closes an own-majority Hotspot with one empty
@@ -246,16 +251,7 @@ class ExpertPolicy(HeuristicPolicy):
             return None
         if not game.formalize_gate_open() or game.supply[me] < 1 or game.on_board[me] >= game.cap:
             return None
-        cells = self.opener_cells(game, me, min_margin=1)
-        if not cells:
-            return None
-        legal = set(game.legal_actions())
-        nbrs, tile_at = game.topo.neighbors, game.tile_at
-        for c in cells:
-            for nb in nbrs[c]:
-                if tile_at[nb] < 0 and nb in legal:  # PLACE_TILE block starts at 0: the action is the cell
-                    return nb
-        return None
+        return _closing_cell(game, self.opener_cells(game, me, min_margin=1))
 
     def _release_turn(self, game: Game, me: int) -> bool:
         """The turn the held Influence would be placed (the hold is over, the gate still closed, every
