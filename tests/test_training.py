@@ -291,6 +291,18 @@ def test_a_run_started_from_a_trained_policy_begins_with_its_weights(spatial_run
         np.testing.assert_array_equal(before[name], after[name], err_msg=name)
     provenance = json.loads((start.run_dir / "policy.json").read_text())["training"]
     assert provenance["config"]["init_policy"] == str(src)
+    parent = json.loads(src.with_suffix(".json").read_text())
+    assert provenance["init_from"] == {"name": parent["name"], "source": str(src), "training": parent["training"]}
+
+    # The chain goes on: a run started from this one names it, and through it the first run, also when the
+    # final export comes from a resumed invocation.
+    child = start.override(['name="from-child"', f'init_policy="{start.run_dir / "policy"}"', "total_steps=64"])
+    train(child, progress=False)
+    train(child.override(["total_steps=128"]), progress=False, resume=True)
+    chain = json.loads((child.run_dir / "policy.json").read_text())["training"]
+    assert chain["steps"] == 128
+    assert chain["init_from"]["name"] == "from-policy"
+    assert chain["init_from"]["training"]["init_from"]["training"] == parent["training"]
 
     wider = cfg.override(['name="wider"', f'init_policy="{src}"', "bc_games=0", "conv_channels=16"])
     with pytest.raises(TrainConfigError, match="conv_channels = 8, this run has 16"):

@@ -116,6 +116,13 @@ def export_policy(
     return save_policy(path, layers, manifest)
 
 
+def parent_provenance(policy: NeuralPolicy, source: str) -> dict[str, Any]:
+    """What a run started from (``init_policy``), for its manifest's ``training.init_from``: the parent's name,
+    where it was loaded from, and the parent's own training provenance, which holds its parent in turn, so a
+    manifest carries the whole chain of runs behind a policy."""
+    return {"name": policy.name, "source": source, "training": policy.manifest.data.get("training", {})}
+
+
 def export_onnx(model: Any, path: str | Path, obs_size: int) -> Path:
     """Optional ONNX export of the logits network (needs the ``onnx`` package)."""
 

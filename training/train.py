@@ -43,7 +43,7 @@ from policies.heuristic import FirstChoice
 from policies.neural import NeuralPolicy, PolicyFileError
 
 from .config import PoolConfig, TrainConfig, TrainConfigError
-from .export import export_policy, load_policy_weights
+from .export import export_policy, load_policy_weights, parent_provenance
 from .pool import OpponentPool, PoolSampler
 from .spatial import SpatialPolicy
 from .spatial import policy_kwargs as spatial_policy_kwargs
@@ -169,6 +169,15 @@ def check_resume(run_dir: Path, cfg: TrainConfig, rules: RulesConfig) -> None:
         )
     if not (run_dir / "checkpoint" / "model.zip").is_file():
         raise RunDirError(f"cannot resume: {run_dir} has no checkpoint yet")
+
+
+INIT_FROM = "init_from.json"  # the parent policy's provenance in a run started with init_policy
+
+
+def init_from(run_dir: Path) -> dict[str, Any]:
+    """``{"init_from": ...}`` for an export's provenance when the run started from a trained policy, else ``{}``."""
+    path = run_dir / INIT_FROM
+    return {"init_from": json.loads(path.read_text())} if path.exists() else {}
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -574,6 +583,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
     init = init_policy(cfg, rules) if cfg.init_policy and not resume else None
     run_dir.mkdir(parents=True, exist_ok=True)
+    if init is not None:  # kept in the run directory: the final export after a --resume names the parent too
+        write_json_atomic(run_dir / INIT_FROM, parent_provenance(init, cfg.init_policy))
     write_json_atomic(
         run_dir / "config.json",
         {"config": cfg.to_dict(), "identity": identity(cfg, rules), "command": " ".join(sys.argv)},
@@ -701,6 +712,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
                     "platform": platform.platform(),
                     "device": device,
                     "behaviour_cloning": bc_info,
+                    **init_from(run_dir),
                 },
             )
 
@@ -747,6 +759,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             "device": device + (f" ({torch.cuda.get_device_name()})" if device == "cuda" else ""),
             "stopped_by": stopped_by,
             **({"behaviour_cloning": state.behaviour_cloning} if state.behaviour_cloning else {}),
+            **init_from(run_dir),
         },
     )
     plot_learning_curve(state.evals, run_dir / "learning_curve.png", f"{cfg.name} ({rules.name})")
