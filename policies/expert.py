@@ -47,9 +47,9 @@ who opens the gate, and when, decides how many Influence each player still reach
   players). Once the gate is open, while the bot is below the cap and has Influence in its supply, its tile
   closes an own-majority Hotspot with one empty neighbour (the forced move of
   :meth:`ExpertPolicy._closing_tile`): the free placement saves the Place of that Influence, and the
-  turn's Political Action is still free (measured +2.3 and +2.2 points against the heuristic over 400 and
-  200 two-player games, unchanged against random; with four players it measured 1.9 points worse, so it
-  is off there).
+  turn's Political Action is still free (measured +1.0 point against the heuristic over 800 two-player
+  games, -0.4 and +2.3 on two sets of 400, unchanged against random; with four players it measured 1.9
+  points worse, so it is off there; docs/policies.md).
 * **Gate hold with more players** (``margin_multi``). With three or more players the count above is
   not used (the opponents' Hotspot placements after the gate decide most games, and the measured results
   were worse); instead the hold of the heuristic (turns needed after the gate, one turn of slack,
