@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bc_env.cli import main as cli_main
+from balance_control.cli import main as cli_main
 from bc_env.rules import (
     ConfigError,
     Game,

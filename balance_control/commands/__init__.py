@@ -1,0 +1,16 @@
+"""One module per ``balance-control`` command.
+
+A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int`` (the exit
+status). :data:`COMMANDS` lists them in the order ``--help`` shows them; a new command is a new module plus
+one entry here.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import bench, match, play, replay, show, train, watch
+
+COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, train)
+
+__all__ = ["COMMANDS"]

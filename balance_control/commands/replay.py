@@ -1,0 +1,20 @@
+"""``balance-control replay``: replay a replay file and print the final position."""
+
+from __future__ import annotations
+
+import argparse
+
+from bc_env.rules import load_replay
+
+NAME = "replay"
+HELP = "replay a replay file and print the final position"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file")
+
+
+def run(args: argparse.Namespace) -> int:
+    game = load_replay(args.file)
+    print(game.render())
+    return 0
