@@ -345,7 +345,7 @@ class ExpertPolicy(HeuristicPolicy):
                 return tile
             mv = self._opener_move
             if mv is not None and game.phase_name == "move_to" and mv[0] == game.turn:
-                if game.pending["from"] == mv[1]:  # type: ignore[index]
+                if game.decision.src == mv[1]:  # type: ignore[union-attr]
                     dst = MOVE_TO * game.layout.n + mv[2]
                     if dst in game.legal_actions():
                         return dst
@@ -436,7 +436,7 @@ class ExpertPolicy(HeuristicPolicy):
                 # the political action may still place (supply - 1) or formalize (supply + 1): assume kept
                 values[a] += self._bank_value(after, me, supply) - self.waste_penalty * waste
             return
-        src_pending: int = game.pending["from"] if phase == "move_to" else -1  # type: ignore[index]
+        src_pending: int = game.decision.src if phase == "move_to" else -1  # type: ignore[union-attr]
         hot_cells = {c: i for i, (c, _, _) in enumerate(hots)}
 
         def bank_after(src: int, dst: int) -> float:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from bc_env.rules import Game
 from bc_env.rules.actions import CONVERT, FORMALIZE, MOVE_FROM, MOVE_TO, PLACE
 from bc_env.rules.components import COMMITTEE, GRASSROOTS, HOTSPOT, LOBBYIST, RESORT
+from bc_env.rules.decisions import Resolution
 
 # Decisions that continue the same player's turn (the rest of one Political Action).
 _CONTINUATIONS = ("move_to", "pay", "gain")
@@ -967,22 +968,23 @@ class HeuristicPolicy:
                 values[a] = inc.tile_value(a)
             return values
         if phase == "move_to":
-            src = game.pending["from"]  # type: ignore[index]
+            src = game.decision.src  # type: ignore[union-attr]
             if candidates:
                 inc.template(candidates[0])
             for a in candidates:
                 values[a] = inc.move_value(src, a - MOVE_TO * n)
             return values
-        pend = game.pending
-        if phase in ("pay", "gain") and inc.spends() and pend is not None and pend["kind"] in ("formalize", "convert"):
-            inc.template(candidates[0])
-            lay = game.layout
-            for a in candidates:
-                if phase == "pay":
-                    values[a] = inc.spend_value(pend["kind"], pend["tile"], [*pend["paid"], a - lay.pay])
-                else:
-                    values[a] = inc.spend_value("convert", pend["tile"], list(pend["paid"]), a - lay.gain)
-            return values
+        dec = game.decision
+        if phase in ("pay", "gain") and inc.spends() and isinstance(dec, Resolution):
+            if dec.effect in ("formalize", "convert"):
+                inc.template(candidates[0])
+                lay = game.layout
+                for a in candidates:
+                    if phase == "pay":
+                        values[a] = inc.spend_value(dec.effect, dec.tile, [*dec.paid, a - lay.pay])
+                    else:
+                        values[a] = inc.spend_value("convert", dec.tile, list(dec.paid), a - lay.gain)
+                return values
         if phase != "political":  # another pay / gain decision (the Board stays as it is)
             for a in candidates:
                 child = game.clone()

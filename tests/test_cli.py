@@ -93,7 +93,18 @@ def test_play_rejects_unknown_bots_and_seats(monkeypatch, capsys):
 def test_play_reads_a_real_pipe():
     """The installed entry point reads moves from a pipe (no terminal needed)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "balance_control", "play", "--config", "core-2p", "--opponents", "random", "--seed", "2"],
+        [
+            sys.executable,
+            "-m",
+            "balance_control",
+            "play",
+            "--config",
+            "core-2p",
+            "--opponents",
+            "random",
+            "--seed",
+            "2",
+        ],
         input="x\n1\nquit\n",
         capture_output=True,
         text=True,

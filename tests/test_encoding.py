@@ -542,11 +542,11 @@ def test_EXP_01_05_investment_program_exchange_decision():
     assert game.phase_name == "exchange"
     enc = Encoder(game.config)
     v = enc.views(enc.encode(game, 0))
-    pend = game.pending
+    dec = game.decision
     assert v["phase"].tolist() == [float(name == "exchange") for name in PHASE_NAMES]
     assert v["effect_kind"].tolist() == [float(k == "convert") for k in enc.effect_kinds]
-    assert v["pending_gain"].tolist() == [float(r == pend["gain"]) for r in range(4)]
-    assert v["exchange_options"].tolist() == [float(r in pend["exchanges"]) for r in range(4)]
+    assert v["pending_gain"].tolist() == [float(r == dec.gain) for r in range(4)]
+    assert v["exchange_options"].tolist() == [float(r in dec.exchanges) for r in range(4)]
     assert v["exchange_options"][3] == 0.0, "into a different resort than ECO"
     assert v["effect_tile"][0][_at(6, 7)] == 1.0
     game.apply(game.string_to_action("decline"))

@@ -1,6 +1,8 @@
-"""The game: decisions, legal actions, apply, turn / round / settlement flow and the event log.
+"""The game: state, legal actions, apply, turn / round / settlement flow and the event log.
 
-One pending decision at a time, owned by ``current_player`` (RULINGS R23). The decisions are
+The pending decision is the top of a stack of decision objects (``decisions.py``), owned by
+``current_player`` (RULINGS R23); resolutions in progress (the Hotspots a placement closed, a Round
+Settlement, an effect being paid for) are frames below it and resume after it. The core decisions are
 
 * ``place_tile``: where the drawn tile goes (CORE-01-04-04..08, RULINGS R3);
 * ``political``: the turn's one Political Action (CORE-01-04-09, RULINGS R7);
@@ -16,17 +18,18 @@ With an expansion, every Political Action resolves through the effect pipeline o
 post-payment choices, atomic execution); in the core game Place and Move cost nothing and go straight
 to execution. The Measure lifecycle (EXP-01-06-02..19, RULINGS R20/R21) is generic per deck.
 
-An effect's choices (payment, gain) are collected first and executed at once at the end, so a
-half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one Resource at a
-time in ascending resort order; the engine asks only while more than one payment remains possible
-and completes a payment by itself once it is determined (see docs/actions.md).
+An effect's choices (payment, gain) are collected in one record (``decisions.Resolution``) and executed at
+once at the end, so a half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one
+Resource at a time in ascending resort order; the engine asks only while more than one payment remains
+possible and completes a payment by itself once it is determined (see docs/actions.md).
 """
 
 from __future__ import annotations
 
 import operator
 from bisect import bisect_left, insort
-from typing import Any, Required, TypedDict, cast
+from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +48,17 @@ from .components import (
     build_catalogue,
 )
 from .config import GrassrootsText, RulesConfig
+from .decisions import (
+    PLACE_TILE,
+    POLITICAL,
+    AfterSettlement,
+    Frame,
+    HotspotQueue,
+    MoveTo,
+    Resolution,
+    Settlement,
+    Target,
+)
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
 from .expansions import build_measures
@@ -62,12 +76,15 @@ from .expansions.measures import (
 from .rng import Rng
 from .topology import Topology, get_topology
 
-PH_PLACE_TILE, PH_POLITICAL, PH_MOVE_TO, PH_PAY, PH_GAIN, PH_OVER, PH_TARGET, PH_EXCHANGE = range(8)
 _STARTING_RULE = {2: "CORE-01-03-04", 3: "CORE-01-03-05", 4: "CORE-01-03-06", 5: "ADD56-01-02-01", 6: "ADD56-01-02-02"}
+#: The names of the decisions (``Game.phase_name``): the core game's, then those only an expansion has.
 PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "target", "exchange")
 
 _Shared = tuple[Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...]]
-_SHARED_CACHE: dict[RulesConfig, _Shared] = {}
+#: Immutable per-configuration data, least recently used last; bounded so that a long-lived process that sees
+#: many configurations (a server, a sweep) does not grow without limit.
+_SHARED_CACHE: OrderedDict[RulesConfig, _Shared] = OrderedDict()
+_SHARED_CACHE_SIZE = 32
 
 
 def _shared(config: RulesConfig) -> _Shared:
@@ -80,39 +97,11 @@ def _shared(config: RulesConfig) -> _Shared:
         layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players)
         got = (topo, build_catalogue(config), layout, measures, decks)
         _SHARED_CACHE[config] = got
+        if len(_SHARED_CACHE) > _SHARED_CACHE_SIZE:
+            _SHARED_CACHE.popitem(last=False)
+    else:
+        _SHARED_CACHE.move_to_end(config)
     return got
-
-
-#: ``Game.pending``: the half-decided Political Action behind a ``move_to`` / ``pay`` / ``gain`` / ``target`` /
-#: ``exchange`` decision. A plain dict at run time; which keys are present depends on ``kind`` ("move",
-#: "formalize", "convert", "place", "take", "play"). ``from``: the source cell of a Move; ``tile``: the
-#: ContextTile cell (-1: null); ``paid``: the Resources paid so far (resort indices, ascending); ``options``:
-#: the complete payments still possible; ``gains`` / ``gain`` / ``exchanges``: the resorts a ConvertResources
-#: may gain, the one gained and the Investment Program exchanges; ``supplemented``: those exchanges offered only
-#: with Supplemental Budget's additional Resource, ``exchange`` / ``supplements``: the one chosen and the resorts
-#: that may pay that Resource (docs/rulings.md BC-30); ``card`` / ``target`` / ``targets``: the Measure card of a
-#: TakeMeasure / PlayMeasure, the targeted player (-1: none) and the target actions.
-#: (Functional syntax because ``from`` is a keyword.)
-Pending = TypedDict(
-    "Pending",
-    {
-        "kind": Required[str],
-        "from": int,
-        "tile": int,
-        "paid": list[int],
-        "options": list[Payment],
-        "gains": list[int],
-        "gain": int,
-        "exchanges": list[int],
-        "supplemented": list[int],
-        "exchange": int,
-        "supplements": list[int],
-        "card": int,
-        "target": int,
-        "targets": list[int],
-    },
-    total=False,
-)
 
 
 def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
@@ -129,7 +118,7 @@ class Game:
         "frontier", "in_frontier", "committees", "grassroots", "resort_cells", "infl",
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
-        "turn", "phase", "pending", "events", "active_effects", "_legal", "_winners",
+        "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
         "m_round", "extra", "invest_cells", "eco",
     )  # fmt: skip
@@ -180,8 +169,9 @@ class Game:
     active: int
     start_player: int
     turn: int
-    phase: int
-    pending: Pending | None
+    #: The decision stack (decisions.py); the top frame is the pending decision. Empty once the game is over.
+    stack: list[Frame]
+    over: bool
     events: list[dict[str, Any]]
     active_effects: list[ActiveEffect]
     _legal: list[int] | None
@@ -242,8 +232,8 @@ class Game:
         g.active = 0
         g.start_player = 0
         g.turn = 0
-        g.phase = PH_PLACE_TILE
-        g.pending = None
+        g.stack = []
+        g.over = False
         g.events = []
         g.active_effects = []
         g._legal = None
@@ -298,6 +288,7 @@ class Game:
             g.log("measure-setup", "EXP-01-03-03", deck=deck, open=[g.measures[k].key for k in g.m_open[d]],
                   draw_pile=len(pile))  # fmt: skip
         g._start_turn()
+        g._run()
         return g
 
     # ------------------------------------------------------------------ public API
@@ -308,14 +299,29 @@ class Game:
     @property
     def current_player(self) -> int | None:
         """The player who owns the pending decision (RULINGS R23); None when the game is over."""
-        return None if self.phase == PH_OVER else self.active
+        stack = self.stack
+        return stack[-1].owner if stack else None
+
+    @property
+    def decision(self) -> Frame | None:
+        """The pending decision (the top of the decision stack, see decisions.py); None when the game is over.
+        Read-only: use :meth:`apply` to answer it."""
+        stack = self.stack
+        return stack[-1] if stack else None
 
     @property
     def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
+        """The kind of the pending decision (``"place_tile"``, ``"political"``, ``"pay"``, ...), ``"over"`` at
+        the end."""
+        stack = self.stack
+        if not stack:
+            return "over"
+        kind = stack[-1].kind
+        assert kind is not None
+        return kind
 
     def is_terminal(self) -> bool:
-        return self.phase == PH_OVER
+        return self.over
 
     def legal_actions(self) -> list[int]:
         """Sorted legal actions of the pending decision (empty only when the game is over)."""
@@ -341,7 +347,7 @@ class Game:
     def returns(self) -> list[float]:
         """RULINGS R9: zero-sum; the k winners share +1, the others share -1 (0 before the end)."""
         n = self.num_players
-        if self.phase != PH_OVER:
+        if not self.over:
             return [0.0] * n
         winners = self.winners()
         k = len(winners)
@@ -351,7 +357,7 @@ class Game:
 
     def winners(self) -> list[int]:
         """CORE-01-09-03/04: the players with the most Influence on the Board (ties share)."""
-        if self.phase != PH_OVER:
+        if not self.over:
             return []
         if self._winners is None:
             best = max(self.on_board)
@@ -371,65 +377,23 @@ class Game:
         if i == len(legal) or legal[i] != a:
             raise IllegalActionError(self._illegal_message(a))
         self._legal = None
-        phase = self.phase
-        n = self.layout.n
-        if phase == PH_PLACE_TILE:
-            self._place_drawn_tile(a)
-        elif phase == PH_POLITICAL:
-            lay = self.layout
-            if a == lay.pass_:
-                self.log("pass", "RULINGS-R7", player=self.active)
-                if self.active_effects:
-                    effects.consume(self, self.active)  # docs/rulings.md BC-26: the failed attempt
+        self.stack[-1].choose(self, a)
+        self._run()
+
+    def _run(self) -> None:
+        """Advance until the top of the decision stack is a decision or the game is over; an empty stack means
+        the turn's Political Action has resolved (the core flow goes on: end of turn, settlement, next turn)."""
+        stack = self.stack
+        while True:
+            if not stack:
+                if self.over:
+                    return
                 self._end_turn()
+                continue
+            top = stack[-1]
+            if top.kind is not None:
                 return
-            if a > lay.pass_:
-                if a < lay.play:  # EXP-01-06-02: TakeMeasure
-                    self._begin_effect("take", -1, card=a - lay.take)
-                else:  # EXP-01-06-07: PlayMeasure
-                    self._begin_play(a - lay.play)
-                return
-            kind, cell = divmod(a, n)
-            if kind == PLACE:
-                if self.active_effects:
-                    self._begin_effect("place", cell)
-                else:
-                    self._place_influence(cell)
-            elif kind == MOVE_FROM:
-                self.pending = {"kind": "move", "from": cell}
-                self.phase = PH_MOVE_TO
-            elif kind == FORMALIZE:
-                self._begin_effect("formalize", cell)
-            else:
-                self._begin_effect("convert", cell)
-        elif phase == PH_MOVE_TO:
-            pend = self.pending
-            assert pend is not None
-            src = pend["from"]
-            if self.active_effects:
-                self._begin_effect("move", a - MOVE_TO * n, src=src)
-            else:
-                self._move_influence(src, a - MOVE_TO * n)
-        elif phase == PH_PAY:
-            pend = self.pending
-            assert pend is not None
-            if "supplements" in pend:  # EXP-01-06-M10-04: the additional Resource of Supplemental Budget
-                self._execute_convert(pend["tile"], pend["paid"], pend["gain"], pend["exchange"], a - self.layout.pay)
-            else:
-                self._pay_choice(a - self.layout.pay)
-        elif phase == PH_GAIN:
-            self._gain_choice(a - self.layout.gain)
-        elif phase == PH_TARGET:
-            self._choose_target(a)
-        elif phase == PH_EXCHANGE:
-            pend = self.pending
-            assert pend is not None
-            lay = self.layout
-            exchange = -1 if a == lay.decline else a - lay.exchange
-            if exchange in pend["supplemented"]:
-                self._begin_supplement(exchange)
-            else:
-                self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange)
+            top.run(self)
 
     def clone(self) -> Game:
         """An independent copy (the shared immutable catalogue and layout are not copied)."""
@@ -470,11 +434,8 @@ class Game:
         g.active = self.active
         g.start_player = self.start_player
         g.turn = self.turn
-        g.phase = self.phase
-        p = self.pending
-        g.pending = (
-            None if p is None else cast("Pending", {k: (v[:] if isinstance(v, list) else v) for k, v in p.items()})
-        )
+        g.stack = [f.copy() for f in self.stack]
+        g.over = self.over
         g.events = self.events[:]
         g.active_effects = self.active_effects[:]
         g._legal = self._legal
@@ -584,7 +545,7 @@ class Game:
         """Political Actions ``player`` still takes, the current turn included: one tile is drawn per turn
         (CORE-01-04-04) and the game ends when the active player must draw from an empty DrawPile
         (CORE-01-09-01, RULINGS R8); further discards (CORE-01-04-07) are not foreseen. 0 once it is over."""
-        if self.phase == PH_OVER:
+        if self.over:
             return 0
         n = self.num_players
         future = len(self.draw_pile)
@@ -626,39 +587,29 @@ class Game:
 
     # ------------------------------------------------------------------ legal actions
     def _compute_legal(self) -> list[int]:
-        phase = self.phase
+        stack = self.stack
+        return stack[-1].legal(self) if stack else []
+
+    def _move_destinations(self, player: int, src: int) -> list[int]:
+        """The ``move_to`` options: any other non-Start Board tile (RULINGS R10); with modifiers in force only the
+        destinations whose total cost can be paid (CORE-01-06-00-03)."""
+        base = MOVE_TO * self.layout.n
+        if self.active_effects:
+            return [base + c for c in self._payable_cells("move", self.nonstart, player) if c != src]
+        return [base + c for c in self.nonstart if c != src]
+
+    def _resolution_options(self, res: Resolution) -> list[int]:
         lay = self.layout
-        if phase == PH_PLACE_TILE:
-            return self._placement_cells(self.drawn)
-        if phase == PH_POLITICAL:
-            return self._political_options()
-        if phase == PH_MOVE_TO:
-            base = MOVE_TO * lay.n
-            pend = self.pending
-            assert pend is not None
-            src = pend["from"]
-            if self.active_effects:  # only destinations whose total cost can be paid (CORE-01-06-00-03)
-                return [base + c for c in self._payable_cells("move", self.nonstart, self.active) if c != src]
-            return [base + c for c in self.nonstart if c != src]  # RULINGS R10
-        if phase == PH_PAY:
-            pend = self.pending
-            assert pend is not None
-            if "supplements" in pend:  # EXP-01-06-M10-04, docs/rulings.md BC-30
-                return [lay.pay + r for r in pend["supplements"]]
-            return [lay.pay + r for r in effects.next_choices(pend["options"], pend["paid"])]
-        if phase == PH_GAIN:
-            pend = self.pending
-            assert pend is not None
-            return [lay.gain + r for r in pend["gains"]]
-        if phase == PH_TARGET:
-            pend = self.pending
-            assert pend is not None
-            return list(pend["targets"])
-        if phase == PH_EXCHANGE:
-            pend = self.pending
-            assert pend is not None
+        kind = res.kind
+        if kind == "pay":
+            if res.supplements is not None:  # EXP-01-06-M10-04, docs/rulings.md BC-30
+                return [lay.pay + r for r in res.supplements]
+            return [lay.pay + r for r in effects.next_choices(res.options, res.paid)]
+        if kind == "gain":
+            return [lay.gain + r for r in res.gains]
+        if kind == "exchange":
             # EXP-01-05-03/04 / EXP-01-05-01/02 (v1.3): exchange into a resort, or decline (optional).
-            return [lay.exchange + r for r in pend["exchanges"]] + [lay.decline]
+            return [lay.exchange + r for r in res.exchanges] + [lay.decline]
         return []
 
     def _payable_cells(self, kind: str, cells: list[int], player: int) -> list[int]:
@@ -669,12 +620,12 @@ class Game:
             return cells[:] if self.payment_choices(Effect(kind, player, cells[0])) else []
         return [c for c in cells if self.payment_choices(Effect(kind, player, c))]
 
-    def _placement_cells(self, tile: int) -> list[int]:
-        """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08)."""
-        return self.frontier[:]  # PLACE_TILE block starts at 0
+    def placement_cells(self) -> list[int]:
+        """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08), as ``place-tile`` actions
+        (the block starts at 0)."""
+        return self.frontier[:]
 
-    def _political_options(self) -> list[int]:
-        p = self.active
+    def _political_options(self, p: int) -> list[int]:
         n = self.layout.n
         out: list[int] = []
         nonstart = self.nonstart
@@ -791,10 +742,9 @@ class Game:
         legal = self._legal or []
         shown = ", ".join(self.layout.to_string(x) for x in legal[:8])
         more = f" and {len(legal) - 8} more" if len(legal) > 8 else ""
-        who = "nobody (the game is over)" if self.phase == PH_OVER else f"player {self.active}"
+        who = "nobody (the game is over)" if self.over else f"player {self.current_player}"
         return (
-            f"action {a} ({text}) is not legal in decision {PHASE_NAMES[self.phase]!r} of {who}; "
-            f"legal: {shown or 'none'}{more}"
+            f"action {a} ({text}) is not legal in decision {self.phase_name!r} of {who}; legal: {shown or 'none'}{more}"
         )
 
     # ------------------------------------------------------------------ board changes
@@ -849,13 +799,13 @@ class Game:
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
             self.log("draw", "CORE-01-04-04", player=p, tile=tile)
-            if self._placement_cells(tile):
+            if self._placeable(tile):
                 self.drawn = tile
-                self.phase = PH_PLACE_TILE
+                self.stack.append(PLACE_TILE[p])
                 return
             if self.config.tile_recycling:
                 # RULINGS R4: if no tile left could be placed, the DrawPile counts as exhausted.
-                if not any(self._placement_cells(t) for t in pile):
+                if not any(self._placeable(t) for t in pile):
                     pile.append(tile)  # docs/rulings.md BC-08
                     self.log("draw-pile-exhausted", "RULINGS-R4", player=p)
                     self._end_game()
@@ -867,12 +817,17 @@ class Game:
                 self.discard.append(tile)  # CORE-01-04-06
                 self.log("discard", "CORE-01-04-06", player=p, tile=tile)  # CORE-01-04-07: draw again
 
+    def _placeable(self, tile: int) -> bool:
+        """RULINGS R3: the drawn ``tile`` has a legal cell (CORE-01-04-05, -08)."""
+        return bool(self.frontier)
+
     def _place_drawn_tile(self, cell: int) -> None:
         tile = self.drawn
         self.drawn = -1
         self._put_tile(tile, cell)
         self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
         # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
+        self.stack.append(POLITICAL[self.active])
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
         # first, then the other closed Hotspots in ascending cell order.
         closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
@@ -881,9 +836,8 @@ class Game:
             for nb in self.topo.neighbors[cell]
             if self.kind_at[nb] == HOTSPOT and not self.resolved[nb] and self._surrounded(nb)
         ]
-        for h in closed:
-            self._resolve_hotspot(h)
-        self.phase = PH_POLITICAL
+        if closed:
+            self.stack.append(HotspotQueue(closed))
 
     def _surrounded(self, cell: int) -> bool:
         """CORE-01-06-01, RULINGS R5: every adjacent table cell holds a tile (the edge is closed)."""
@@ -928,81 +882,114 @@ class Game:
         self.infl[cell * self.num_players + p] += 1
         self.log("hotspot-resolved", "CORE-01-06-05", cell=cell, player=p)
 
-    def _place_influence(self, cell: int) -> None:
-        p = self.active
+    def _political_choice(self, p: int, a: int) -> None:
+        """The Political Action ``a`` of player ``p`` (CORE-01-04-09, EXP-01-06-01)."""
+        lay = self.layout
+        if a == lay.pass_:
+            self.log("pass", "RULINGS-R7", player=p)
+            if self.active_effects:
+                effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
+            return
+        if a > lay.pass_:
+            if a < lay.play:  # EXP-01-06-02: TakeMeasure
+                self._begin_effect(p, "take", -1, card=a - lay.take)
+            else:  # EXP-01-06-07: PlayMeasure
+                self._begin_play(p, a - lay.play)
+            return
+        kind, cell = divmod(a, lay.n)
+        if kind == PLACE:
+            if self.active_effects:
+                self._begin_effect(p, "place", cell)
+            else:
+                self._place_influence(p, cell)
+        elif kind == MOVE_FROM:
+            self.stack.append(MoveTo(p, cell))
+        elif kind == FORMALIZE:
+            self._begin_effect(p, "formalize", cell)
+        else:
+            self._begin_effect(p, "convert", cell)
+
+    def _move_choice(self, p: int, src: int, a: int) -> None:
+        dst = a - MOVE_TO * self.layout.n
+        if self.active_effects:
+            self._begin_effect(p, "move", dst, src=src)
+        else:
+            self._move_influence(p, src, dst)
+
+    def _place_influence(self, p: int, cell: int) -> None:
         self.supply[p] -= 1
         self.on_board[p] += 1
         self.deployed[p] += 1  # RULINGS R11
         self.infl[cell * self.num_players + p] += 1
         self.log("place-influence", "CORE-01-04-11", player=p, cell=cell)
-        self._end_turn()
 
-    def _move_influence(self, src: int, dst: int) -> None:
+    def _move_influence(self, p: int, src: int, dst: int) -> None:
         # CORE-01-06-00-06 (R10): a Move names two tiles; its ContextTile is the destination.
-        p = self.active
         np_ = self.num_players
         self.infl[src * np_ + p] -= 1
         self.infl[dst * np_ + p] += 1
-        self.pending = None
         self.log("move-influence", "CORE-01-04-12", player=p, src=src, dst=dst)
-        self._end_turn()
 
-    def _begin_effect(self, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
-        effect = self.effect_for(kind, cell, self.active, card, target)
-        options = self.payment_choices(effect)  # docs/rulings.md BC-05: pay one Resource at a time
-        self.pending = {"kind": kind, "tile": cell, "paid": [], "options": options}
-        if kind == "move":
-            self.pending["from"] = src
-        elif card >= 0:
-            self.pending["card"] = card
-            self.pending["target"] = target
-        self._advance_payment()
+    def _begin_effect(self, p: int, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
+        """Resolve a Political Action through the pipeline: one record (decisions.Resolution) carries its
+        payment options and choices until it is executed at once."""
+        res = Resolution(p, kind, cell, src, card, target)
+        res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
+        self.stack.append(res)
+        self._advance_payment(res)
 
-    def _pending_effect(self) -> Effect:
-        pend = self.pending
-        assert pend is not None
-        return self.effect_for(pend["kind"], pend["tile"], self.active, pend.get("card", -1), pend.get("target", -1))
+    def _effect_of(self, res: Resolution) -> Effect:
+        return self.effect_for(res.effect, res.tile, res.owner, res.card, res.target)
 
-    def _begin_play(self, k: int) -> None:
+    def _begin_play(self, p: int, k: int) -> None:
         """EXP-01-06-07: PlayMeasure of hand card ``k``; first its target (docs/rulings.md BC-20)."""
         spec = self.measures[k]
         if spec.target == NO_TARGET:
-            self._begin_effect("play", -1, card=k)
+            self._begin_effect(p, "play", -1, card=k)
             return
-        targets = self._play_targets(k, self.active)
-        self.pending = {"kind": "play", "card": k, "tile": -1, "target": -1, "targets": targets}
+        targets = self._play_targets(k, p)
         if len(targets) == 1:  # a determined choice completes by itself (as BC-05)
-            self._choose_target(targets[0])
+            self._choose_target(p, k, targets[0])
         else:
-            self.phase = PH_TARGET
+            self.stack.append(Target(p, k, targets))
 
-    def _choose_target(self, a: int) -> None:
-        pend = self.pending
-        assert pend is not None
+    def _choose_target(self, p: int, card: int, a: int) -> None:
         lay = self.layout
         tile, target = (a - lay.target, -1) if a < lay.target_player else (-1, a - lay.target_player)
-        self._begin_effect("play", tile, card=pend["card"], target=target)
+        self._begin_effect(p, "play", tile, card=card, target=target)
 
-    def _pay_choice(self, resort: int) -> None:
-        pend = self.pending
-        assert pend is not None
-        pend["paid"].append(resort)
-        self._advance_payment()
+    def _resolution_choice(self, res: Resolution, a: int) -> None:
+        kind = res.kind
+        lay = self.layout
+        if kind == "pay":
+            if res.supplements is not None:  # EXP-01-06-M10-04: the additional Resource of Supplemental Budget
+                self._execute_convert(res, a - lay.pay)
+            else:
+                res.paid.append(a - lay.pay)
+                self._advance_payment(res)
+        elif kind == "gain":
+            self._after_gain(res, a - lay.gain)
+        else:  # "exchange"
+            exchange = -1 if a == lay.decline else a - lay.exchange
+            res.exchange = exchange
+            if exchange in res.supplemented:
+                self._begin_supplement(res)
+            else:
+                self._execute_convert(res)
 
-    def _advance_payment(self) -> None:
+    def _advance_payment(self, res: Resolution) -> None:
         """BC-05: extend the payment while only one next Resource is possible; ask when there is a choice."""
-        pend = self.pending
-        assert pend is not None
-        paid = pend["paid"]
+        paid = res.paid
+        options = res.options
         while True:
-            nxt = effects.next_choices(pend["options"], paid)
+            nxt = effects.next_choices(options, paid)
             if len(nxt) > 1:
-                self.phase = PH_PAY
+                res.kind = "pay"
                 return
             if not nxt:  # paid is a complete payment
                 break
             paid.append(nxt[0])
-        self._payment_complete(list(paid))
+        self._payment_complete(res)
 
     def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
         """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03).
@@ -1092,69 +1079,64 @@ class Game:
         eco_after = self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0)
         return [r for r in range(nr) if self.res[p * nr + r] - pay.count(r) >= 1 and (r != eco or eco_after - 1 >= 2)]
 
-    def _payment_complete(self, pay: list[int]) -> None:
-        pend = self.pending
-        assert pend is not None
-        pend["paid"] = pay
-        kind = pend["kind"]
+    def _payment_complete(self, res: Resolution) -> None:
+        kind = res.effect
+        pay = res.paid
         if kind == "formalize":
-            self._execute_formalize(pend["tile"], pay)
+            self._execute_formalize(res)
             return
         if kind != "convert":
-            effect = self._pending_effect()
+            effect = self._effect_of(res)
             if kind == "place":
+                self._pop(res)
                 # Only extra costs: Place is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
                 self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
-                self.pending = None
-                self._place_influence(pend["tile"])
+                self._place_influence(res.owner, res.tile)
             elif kind == "move":
+                self._pop(res)
                 # Only extra costs: Move is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
                 self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
-                self._move_influence(pend["from"], pend["tile"])
+                self._move_influence(res.owner, res.src, res.tile)
             elif kind == "take":
+                self._pop(res)
                 self._execute_take(effect, pay)
             else:
+                self._pop(res)
                 self._execute_play(effect, pay)
             return
-        effect = self.effect_for("convert", pend["tile"], self.active)
-        gains = self._gain_options(effect, tuple(pay))
-        pend["gains"] = gains
+        gains = self._gain_options(self._effect_of(res), tuple(pay))
+        res.gains = gains
         if len(gains) == 1:
-            self._after_gain(gains[0])
+            self._after_gain(res, gains[0])
         else:
-            self.phase = PH_GAIN
+            res.kind = "gain"
 
-    def _gain_choice(self, resort: int) -> None:
-        self._after_gain(resort)
+    def _pop(self, frame: Frame) -> None:
+        """Remove ``frame`` from the top of the stack (its resolution is executed now)."""
+        top = self.stack.pop()
+        assert top is frame
 
-    def _after_gain(self, gain: int) -> None:
+    def _after_gain(self, res: Resolution, gain: int) -> None:
         """A post-payment choice of ConvertResources: the optional Investment Program exchange."""
-        pend = self.pending
-        assert pend is not None
+        res.gain = gain
         if self.invest_cells:
-            effect = self.effect_for("convert", pend["tile"], self.active)
-            exchanges, supplemented = self._exchange_options(effect, tuple(pend["paid"]), gain)
+            exchanges, supplemented = self._exchange_options(self._effect_of(res), tuple(res.paid), gain)
             if exchanges:  # EXP-01-05-04 / EXP-01-05-02 (v1.3): optional, so a decision
-                pend["gain"] = gain
-                pend["exchanges"] = exchanges
-                pend["supplemented"] = supplemented
-                self.phase = PH_EXCHANGE
+                res.exchanges = exchanges
+                res.supplemented = supplemented
+                res.kind = "exchange"
                 return
-        self._execute_convert(pend["tile"], pend["paid"], gain)
+        self._execute_convert(res)
 
-    def _begin_supplement(self, exchange: int) -> None:
+    def _begin_supplement(self, res: Resolution) -> None:
         """The exchange chosen needs Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30): pay it,
         asking only where more than one resort can (as BC-05)."""
-        pend = self.pending
-        assert pend is not None
-        effect = self.effect_for("convert", pend["tile"], self.active)
-        options = self._supplement_options(effect, tuple(pend["paid"]), pend["gain"])
+        options = self._supplement_options(self._effect_of(res), tuple(res.paid), res.gain)
         if len(options) == 1:
-            self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange, options[0])
+            self._execute_convert(res, options[0])
             return
-        pend["exchange"] = exchange
-        pend["supplements"] = options
-        self.phase = PH_PAY
+        res.supplements = options
+        res.kind = "pay"
 
     def _edition_rule(self, standalone: str, v13: str) -> str:
         """The rule ID of the game's EXP-01 edition (RULINGS R22)."""
@@ -1183,8 +1165,9 @@ class Game:
             self.bank[r] += 1
         self.log("pay", rule, player=player, resorts=list(pay))
 
-    def _execute_formalize(self, cell: int, pay: list[int]) -> None:
-        p = self.active
+    def _execute_formalize(self, res: Resolution) -> None:
+        self._pop(res)
+        p, cell, pay = res.owner, res.tile, res.paid
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
         if self.active_effects:
@@ -1198,15 +1181,14 @@ class Game:
         self.supply[p] += 1
         self.created[p] += 1
         self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
-        self.pending = None
-        self._end_turn()
 
-    def _execute_convert(
-        self, cell: int, pay: list[int], gain: int, exchange: int | None = None, supplement: int = -1
-    ) -> None:
-        """ConvertResources; ``exchange``: the Investment Program decision (None: not offered, -1: declined);
+    def _execute_convert(self, res: Resolution, supplement: int = -1) -> None:
+        """ConvertResources; ``res.exchange``: the Investment Program decision if one was offered (-1: declined);
         ``supplement``: the additional Resource paid with Supplemental Budget for the exchange (-1: none)."""
-        p = self.active
+        self._pop(res)
+        p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
+        offered = bool(res.exchanges)
+        exchange = res.exchange
         text = self.grassroots_text(cell)
         if self.active_effects:
             effect = self.effect_for("convert", cell, p)
@@ -1215,7 +1197,7 @@ class Game:
                 # EXP-01-06-M10-03/04: after the cost, 1 additional Resource of any resort to the Bank; -M10-05:
                 # the ConvertResources resolves fully, its exchange despite Collective Bargaining (BC-30, BC-24).
                 budget = effects.full_resolution(self, effect)
-                assert budget is not None and exchange is not None and exchange >= 0
+                assert budget is not None and offered and exchange >= 0
                 self._pay(p, [supplement], "EXP-01-06-M10-04")
                 handler = effects.MODIFIERS[budget.id]
                 self.log("measure-applied", handler.rule(self, budget), id=budget.id, owner=budget.owner,
@@ -1226,7 +1208,7 @@ class Game:
         self.res[p * nr + gain] += text.gain
         self.bank[gain] -= text.gain
         self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
-        if exchange is not None:
+        if offered:
             if exchange >= 0:
                 # EXP-01-05-03/05 / EXP-01-05-01: 2 ECO to the Bank, 1 Resource of another resort from it.
                 eco = self.eco
@@ -1237,8 +1219,6 @@ class Game:
                 self.log("investment-exchange", "EXP-01-05-03", player=p, gain=exchange)
             else:
                 self.log("investment-declined", "EXP-01-05-04", player=p)
-        self.pending = None
-        self._end_turn()
 
     # ------------------------------------------------------------------ Measures (EXP-01-06)
     def _execute_take(self, effect: Effect, pay: list[int]) -> None:
@@ -1250,9 +1230,7 @@ class Game:
         self.m_open[d].remove(k)
         insort(self.hands[p], k)
         self.log("take-measure", "EXP-01-06-02", player=p, card=self.measures[k].key)
-        self._refill(d)
-        self.pending = None
-        self._end_turn()  # EXP-01-06-04 (v1.3): TakeMeasure ends the turn immediately
+        self._refill(d)  # EXP-01-06-04 (v1.3): TakeMeasure ends the turn immediately
 
     def _refill(self, d: int) -> None:
         """EXP-01-06-04..06: refill OpenMeasures to three; recycle when the MeasureDrawPile runs out."""
@@ -1303,74 +1281,84 @@ class Game:
             self.m_recycle[d].append(k)  # EXP-01-06-12 / EXP-01-07-02 (v1.3)
             self.log("measure-recycled", "EXP-01-06-12", card=spec.key)
         self._recycle_measures(d)
-        self.pending = None
         if self.config.exp01 and self.config.exp01_edition == "v1.3" and not self.extra:
             # EXP-01-00-05 (v1.3), EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action,
             # not PlayMeasure.
             self.extra = True
-            self.phase = PH_POLITICAL
+            self.stack.append(POLITICAL[p])
             self.log("additional-action", "EXP-01-06-05 (v1.3)", player=p)
-            return
-        self._end_turn()
 
     def _end_turn(self) -> None:
-        self.phase = PH_POLITICAL  # placeholder until the next decision is set
+        """The turn's Political Action has resolved: durations end (EXP-01-07-06), the round may end with its
+        Round Settlement (CORE-01-07-01/02), then the next player's turn (RULINGS R6: seat order)."""
         self.extra = False
         effects.expire(self, effects.END_OF_TURN)
         effects.expire(self, effects.END_OF_PLAYER_TURN, self.active)
         self.turn += 1
         self.turns_in_round += 1
         if self.turns_in_round == self.num_players:  # CORE-01-07-01/02
-            self._round_settlement()
-            self.round += 1
-            self.turns_in_round = 0
+            self.stack.append(AfterSettlement(final=False))
+            self.stack.append(Settlement())
+            return
         self.active = (self.active + 1) % self.num_players  # RULINGS R6: seat order
         self._start_turn()
 
-    def _round_settlement(self) -> None:
-        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01).
+    def _next_round(self) -> None:
+        self.round += 1
+        self.turns_in_round = 0
+        self.active = (self.active + 1) % self.num_players  # RULINGS R6: seat order
+        self._start_turn()
 
-        EXP-01-04-A-01 (v1.3): a round is the turns followed by this settlement."""
+    def _settlement_start(self) -> None:
+        """CORE-01-07-02: "this round" ends when the Round Settlement begins (EXP-01-04-A-01..03 (v1.3))."""
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
-        finite = self.config.bank_stock is not None
+
+    def _produce(self, cell: int) -> None:
+        """CORE-01-07-03: Resort Production of one ResortTile (docs/rulings.md BC-01: ascending cell order)."""
+        spec = self.catalogue[self.tile_at[cell]]
+        effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
+        if effects.effect_cost(self, effect) is None:
+            self.log("production-prohibited", "CORE-01-06-17", cell=cell)
+            return  # CORE-01-06-17: a prohibition makes the output 0
+        # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
+        # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
+        # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
+        # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
+        amount = effects.effect_output(self, effect, spec.value, log=True)
+        leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
+        if not leaders or amount <= 0:
+            return  # CORE-01-06-13
+        r = spec.resort
+        if self.config.bank_stock is not None:
+            amount = min(amount, self.bank[r])  # docs/rulings.md BC-02
+            if amount <= 0:
+                return
+        k = len(leaders)
+        share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
         nres = self.num_resorts
-        for cell in self.resort_cells:
-            spec = self.catalogue[self.tile_at[cell]]
-            effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
-            if effects.effect_cost(self, effect) is None:
-                self.log("production-prohibited", "CORE-01-06-17", cell=cell)
-                continue  # CORE-01-06-17: a prohibition makes the output 0
-            # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
-            # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
-            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
-            # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
-            amount = effects.effect_output(self, effect, spec.value, log=True)
-            leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
-            if not leaders or amount <= 0:
-                continue  # CORE-01-06-13
-            r = spec.resort
-            if finite:
-                amount = min(amount, self.bank[r])  # docs/rulings.md BC-02
-                if amount <= 0:
-                    continue
-            k = len(leaders)
-            share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
-            for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
-                self.res[p * nres + r] += share
-            self.bank[r] -= amount
-            self.noise[r] += rest
-            self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
-                     resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+        for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
+            self.res[p * nres + r] += share
+        self.bank[r] -= amount
+        self.noise[r] += rest
+        self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
+                 resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+
+    def _settlement_end(self) -> None:
         effects.expire(self, effects.END_OF_SETTLEMENT)
         effects.reset_round_flags(self)  # EXP-02-07-04 / EXP-03-07-03: usedThisRound resets
 
     def _end_game(self) -> None:
         """RULINGS R8: a final settlement if the round had begun, then the game ends."""
         if self.turns_in_round >= 1:  # docs/rulings.md BC-07
-            self._round_settlement()  # final Round Settlement (CORE-01-09-02)
-        self.phase = PH_OVER
-        self.pending = None
+            # the final Round Settlement (CORE-01-09-02)
+            self.stack.append(AfterSettlement(final=True))
+            self.stack.append(Settlement())
+            return
+        self._game_over()
+
+    def _game_over(self) -> None:
+        self.over = True
         self._winners = None
         self.log("game-over", "CORE-01-09-03", winners=self.winners(), influence=list(self.on_board))
 
