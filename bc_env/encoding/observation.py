@@ -37,8 +37,9 @@ import numpy as np
 from bc_env.rules import PHASE_NAMES, Game, RulesConfig
 from bc_env.rules import effects as _fx
 from bc_env.rules.components import GRASSROOTS, HOTSPOT, LOBBYIST, RESORT, build_catalogue
-from bc_env.rules.decisions import MoveTo, Resolution, Target
+from bc_env.rules.decisions import MoveTo, Resolution
 from bc_env.rules.expansions import build_measures
+from bc_env.rules.expansions.measure_system import Target
 from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 

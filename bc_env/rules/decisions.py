@@ -20,7 +20,7 @@ The decisions of the core game (docs/actions.md):
 * ``pay`` / ``gain`` (:class:`Resolution`): the next Resource of a payment (RULINGS R18, docs/rulings.md BC-05)
   and the resort a ConvertResources takes (CORE-01-04-22, RULINGS R16).
 
-Expansions add theirs (``target``, ``exchange``: ``expansions/``).
+Expansions add theirs (``target``: ``expansions/measure_system.py``; ``exchange``: ``expansions/exp01.py``).
 """
 
 from __future__ import annotations
@@ -72,11 +72,11 @@ class PlaceTile(Frame):
         self.owner = owner
 
     def legal(self, game: Game) -> list[int]:
-        return game.placement_cells()
+        # RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08); the block starts at 0.
+        return game.frontier[:]
 
     def choose(self, game: Game, action: int) -> None:
-        game.stack.pop()
-        game._place_drawn_tile(action)
+        game._place_drawn_tile(action)  # replaces this decision by the Political Action
 
 
 class Political(Frame):
@@ -174,13 +174,8 @@ class Settlement(Frame):
             if len(stack) != depth:
                 return
         if self.step == Settlement.PRODUCTION:
-            cells = game.resort_cells
-            while self.next < len(cells):
-                cell = cells[self.next]
-                self.next += 1
-                game._produce(cell)
-                if len(stack) != depth:
-                    return
+            if not game._production(self):  # paused for a decision
+                return
             self.step = Settlement.END
         stack.pop()
         game._settlement_end()
@@ -220,7 +215,7 @@ class Resolution(Frame):
 
     __slots__ = (
         "kind", "effect", "tile", "src", "card", "target", "paid", "options", "gains", "gain",
-        "exchanges", "supplemented", "exchange", "supplements",
+        "exchanges", "supplemented", "exchange", "supplements", "supplement",
     )  # fmt: skip
 
     def __init__(self, owner: int, effect: str, tile: int, src: int = -1, card: int = -1, target: int = -1) -> None:
@@ -245,6 +240,7 @@ class Resolution(Frame):
         self.supplemented: list[int] = []
         self.exchange = -1
         self.supplements: list[int] | None = None
+        self.supplement = -1
 
     def legal(self, game: Game) -> list[int]:
         return game._resolution_options(self)
@@ -263,6 +259,7 @@ class Resolution(Frame):
         r.supplemented = self.supplemented
         r.exchange = self.exchange
         r.supplements = self.supplements
+        r.supplement = self.supplement
         return r
 
     def describe(self, game: Game) -> dict[str, Any]:
@@ -285,28 +282,6 @@ class Resolution(Frame):
         return out
 
 
-class Target(Frame):
-    """The target of a Measure (a tile or a player; docs/rulings.md BC-20), before its effect resolves."""
-
-    __slots__ = ("card", "targets")
-    kind = "target"
-
-    def __init__(self, owner: int, card: int, targets: list[int]) -> None:
-        self.owner = owner
-        self.card = card
-        self.targets = targets
-
-    def legal(self, game: Game) -> list[int]:
-        return list(self.targets)
-
-    def choose(self, game: Game, action: int) -> None:
-        game.stack.pop()
-        game._choose_target(self.owner, self.card, action)
-
-    def describe(self, game: Game) -> dict[str, Any]:
-        return {"kind": self.kind, "owner": self.owner, "card": self.card, "targets": list(self.targets)}
-
-
 __all__ = ["AfterSettlement", "Frame", "HotspotQueue", "MoveTo", "PLACE_TILE", "POLITICAL", "PlaceTile", "Political"]
 __all__ += ["Resolution"]
-__all__ += ["Settlement", "Target"]
+__all__ += ["Settlement"]

@@ -179,6 +179,10 @@ class Modifier:
         """The rule ID cited when this effect's duration ends (``effect-expired`` / ``effect-consumed``)."""
         return self.rule(game, active)
 
+    def pay_rule(self, game: Game, active: ActiveEffect) -> str:
+        """The rule ID a ``pay`` event cites when an otherwise free effect pays this handler's extra cost."""
+        return self.rule(game, active)
+
 
 #: Modifier handlers by ActiveEffect id; the expansions register theirs here.
 MODIFIERS: dict[str, Modifier] = {}
@@ -297,6 +301,15 @@ def use_payment(game: Game, effect: Effect, pay: Payment) -> None:
                 active = game.active_effects[i]
                 MODIFIERS[active.id].substitution_used(game, active, i, effect)
             return
+
+
+def surcharge_rule(game: Game, effect: Effect) -> str:
+    """The rule a free effect's payment cites: that of the first modifier adding an extra cost to it (a Place,
+    Move or TakeMeasure pays nothing else, CORE-01-04-11/12, EXP-01-06-02)."""
+    for handler, active, _ in _collect(game, effect):
+        if handler.extra_cost(game, active, effect):
+            return handler.pay_rule(game, active)
+    return "CORE-01-06-00-02"
 
 
 def conversion_forbidden(game: Game, effect: Effect, paid: Payment, gain: int) -> bool:

@@ -39,8 +39,6 @@ from .components import (
     COMMITTEE,
     GRASSROOTS,
     HOTSPOT,
-    INVESTMENT_PROGRAM,
-    LABOR_MARKET,
     LOBBYIST,
     RESORT,
     START,
@@ -57,22 +55,12 @@ from .decisions import (
     MoveTo,
     Resolution,
     Settlement,
-    Target,
 )
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
-from .expansions import build_measures
-from .expansions.measures import (
-    HAND_LIMIT,
-    MAX_PLAYS,
-    NO_TARGET,
-    OPEN_MEASURES,
-    PLAYER_TARGETS,
-    RESOLVERS,
-    MeasureSpec,
-    target_cells,
-    target_players,
-)
+from .expansions import Expansion, build_measures, expansions_for
+from .expansions.base import HotspotResolver
+from .expansions.measures import MeasureSpec
 from .rng import Rng
 from .topology import Topology, get_topology
 
@@ -80,7 +68,10 @@ _STARTING_RULE = {2: "CORE-01-03-04", 3: "CORE-01-03-05", 4: "CORE-01-03-06", 5:
 #: The names of the decisions (``Game.phase_name``): the core game's, then those only an expansion has.
 PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "target", "exchange")
 
-_Shared = tuple[Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...]]
+_Shared = tuple[
+    Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...], tuple[Expansion, ...],
+    dict[str, HotspotResolver],
+]  # fmt: skip
 #: Immutable per-configuration data, least recently used last; bounded so that a long-lived process that sees
 #: many configurations (a server, a sweep) does not grow without limit.
 _SHARED_CACHE: OrderedDict[RulesConfig, _Shared] = OrderedDict()
@@ -95,7 +86,9 @@ def _shared(config: RulesConfig) -> _Shared:
         measures = build_measures(config)
         decks = tuple(dict.fromkeys(m.deck for m in measures))
         layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players)
-        got = (topo, build_catalogue(config), layout, measures, decks)
+        expansions = expansions_for(config)
+        resolvers = {k: v for ex in expansions for k, v in ex.hotspot_resolvers.items()}
+        got = (topo, build_catalogue(config), layout, measures, decks, expansions, resolvers)
         _SHARED_CACHE[config] = got
         if len(_SHARED_CACHE) > _SHARED_CACHE_SIZE:
             _SHARED_CACHE.popitem(last=False)
@@ -120,7 +113,7 @@ class Game:
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
         "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
-        "m_round", "extra", "invest_cells", "eco",
+        "m_round", "extra", "invest_cells", "eco", "expansions", "hotspot_resolvers",
     )  # fmt: skip
 
     # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
@@ -130,6 +123,10 @@ class Game:
     catalogue: tuple[TileSpec, ...]
     layout: ActionLayout
     measures: tuple[MeasureSpec, ...]
+    #: The active expansions whose hooks the core flow calls (expansions/base.py), and the Hotspots with their
+    #: own resolution (TileSpec.special -> resolver).
+    expansions: tuple[Expansion, ...]
+    hotspot_resolvers: dict[str, HotspotResolver]
     decks: tuple[str, ...]
     deck_of: list[int]
     num_players: int
@@ -199,7 +196,7 @@ class Game:
             )
         g = object.__new__(cls)
         g.config = config
-        g.topo, g.catalogue, g.layout, g.measures, g.decks = _shared(config)
+        g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers = _shared(config)
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -277,16 +274,8 @@ class Game:
             g.starting[p] = g.supply[p] = amount
             rule = "VAR-01-02-02" if amount < config.starting_influence else _STARTING_RULE[g.num_players]
             g.log("starting-influence", rule, player=p, amount=amount)
-        for d, deck in enumerate(g.decks):
-            # EXP-01-03-02/03: shuffle the deck into its MeasureDrawPile, then three OpenMeasures. Starting
-            # Influence and the turn structure stay as they are (EXP-01-03-04/05, both texts).
-            pile = [k for k in range(len(g.measures)) if g.deck_of[k] == d]
-            g.rng.shuffle(pile)
-            g.m_draw[d] = pile
-            for _ in range(OPEN_MEASURES):
-                insort(g.m_open[d], pile.pop())
-            g.log("measure-setup", "EXP-01-03-03", deck=deck, open=[g.measures[k].key for k in g.m_open[d]],
-                  draw_pile=len(pile))  # fmt: skip
+        for ex in g.expansions:
+            ex.setup(g)  # e.g. the Measure decks (EXP-01-03-02/03)
         g._start_turn()
         g._run()
         return g
@@ -377,8 +366,10 @@ class Game:
         if i == len(legal) or legal[i] != a:
             raise IllegalActionError(self._illegal_message(a))
         self._legal = None
-        self.stack[-1].choose(self, a)
-        self._run()
+        stack = self.stack
+        stack[-1].choose(self, a)
+        if not stack or stack[-1].kind is None:
+            self._run()
 
     def _run(self) -> None:
         """Advance until the top of the decision stack is a decision or the game is over; an empty stack means
@@ -453,6 +444,8 @@ class Game:
         g.extra = self.extra
         g.invest_cells = self.invest_cells[:]
         g.eco = self.eco
+        g.expansions = self.expansions
+        g.hotspot_resolvers = self.hotspot_resolvers
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -564,11 +557,10 @@ class Game:
         if kind in ("place", "move"):
             # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination.
             return Effect(kind, player, cell)
-        if kind == "take":
-            return Effect("take", player, -1, effects.FREE, card=card)  # CORE-01-06-00-05 (e): null
-        if kind == "play":
-            # EXP-01-06-08: the printed cost; CORE-01-06-00-05 (b): a targeted tile is the ContextTile.
-            return Effect("play", player, cell, self.measures[card].cost, card=card, target=target)
+        for ex in self.expansions:  # an expansion's Political Action (e.g. EXP-01-06-01)
+            effect = ex.effect(self, kind, cell, player, card, target)
+            if effect is not None:
+                return effect
         raise ValueError(kind)
 
     def grassroots_text(self, cell: int) -> GrassrootsText:
@@ -599,18 +591,14 @@ class Game:
         return [base + c for c in self.nonstart if c != src]
 
     def _resolution_options(self, res: Resolution) -> list[int]:
+        for ex in self.expansions:  # a decision an expansion asked on this effect
+            options = ex.resolution_options(self, res)
+            if options is not None:
+                return options
         lay = self.layout
-        kind = res.kind
-        if kind == "pay":
-            if res.supplements is not None:  # EXP-01-06-M10-04, docs/rulings.md BC-30
-                return [lay.pay + r for r in res.supplements]
+        if res.kind == "pay":
             return [lay.pay + r for r in effects.next_choices(res.options, res.paid)]
-        if kind == "gain":
-            return [lay.gain + r for r in res.gains]
-        if kind == "exchange":
-            # EXP-01-05-03/04 / EXP-01-05-01/02 (v1.3): exchange into a resort, or decline (optional).
-            return [lay.exchange + r for r in res.exchanges] + [lay.decline]
-        return []
+        return [lay.gain + r for r in res.gains]  # "gain"
 
     def _payable_cells(self, kind: str, cells: list[int], player: int) -> list[int]:
         """The cells whose Place / Move effect ``player`` can pay (with active modifiers only)."""
@@ -685,53 +673,10 @@ class Game:
                         by_text[text] = ok
                 if ok:
                     out.append(base + c)
-        if self.measures:
-            self._measure_options(p, out)
+        for ex in self.expansions:  # Political Actions the expansions add (e.g. EXP-01-06-01)
+            ex.political_options(self, p, out)
         if not out:
             out.append(self.layout.pass_)  # RULINGS R7
-        return out
-
-    def _measure_options(self, p: int, out: list[int]) -> None:
-        """TakeMeasure and PlayMeasure, the two added Political Actions (EXP-01-00-05, EXP-01-06-01,
-        EXP-01-06-01 (v1.3), RULINGS R20/R21), appended in layout order."""
-        lay = self.layout
-        # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
-        if len(self.hands[p]) < HAND_LIMIT:
-            cards = sorted(k for deck in self.m_open for k in deck)
-            if self.active_effects:  # TakeMeasure costs nothing of its own; modifiers may add a cost
-                cards = [k for k in cards if self.payment_choices(self.effect_for("take", -1, p, k))]
-            out.extend([lay.take + k for k in cards])
-        # EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20: one PlayMeasure per round over all decks;
-        # EXP-01-06-05 (c) (v1.3): not as the additional Political Action.
-        if self.hands[p] and not self.extra and self.m_round[p] != self.round:
-            for k in self.hands[p]:
-                if self._play_targets(k, p, first=True):  # docs/rulings.md BC-20: playable only
-                    out.append(lay.play + k)
-
-    def _play_targets(self, k: int, p: int, first: bool = False) -> list[int]:
-        """The target actions of card ``k`` whose PlayMeasure ``p`` can pay ([-1] for a card without target)."""
-        spec = self.measures[k]
-        lay = self.layout
-        if spec.target == NO_TARGET:
-            return [-1] if self.payment_choices(self.effect_for("play", -1, p, k)) else []
-        if spec.target in PLAYER_TARGETS:
-            cands = [(lay.target_player + q, -1, q) for q in target_players(self, spec.target, p)]
-        else:
-            cands = [(lay.target + c, c, -1) for c in target_cells(self, spec.target, p)]
-        if not cands:
-            return []
-        if not self.active_effects or not effects.tile_sensitive(self, "play"):
-            # The total cost does not depend on the target: check it once.
-            _, c, q = cands[0]
-            if not self.payment_choices(self.effect_for("play", c, p, k, q)):
-                return []
-            return [a for a, _, _ in cands[: 1 if first else None]]
-        out = []
-        for a, c, q in cands:
-            if self.payment_choices(self.effect_for("play", c, p, k, q)):
-                out.append(a)
-                if first:
-                    break
         return out
 
     def _illegal_message(self, a: int) -> str:
@@ -761,8 +706,8 @@ class Game:
             insort(self.grassroots, cell)
         elif spec.kind == RESORT:
             insort(self.resort_cells, cell)
-        elif spec.special == INVESTMENT_PROGRAM:
-            insort(self.invest_cells, cell)  # EXP-01-05-01: a System Tile placed on the Board
+        for ex in self.expansions:
+            ex.tile_placed(self, cell)
         # Incremental legal-placement frontier (RULINGS R3).
         if self.in_frontier[cell]:
             self.in_frontier[cell] = False
@@ -799,13 +744,13 @@ class Game:
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
             self.log("draw", "CORE-01-04-04", player=p, tile=tile)
-            if self._placeable(tile):
+            if self.frontier:  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
                 self.drawn = tile
                 self.stack.append(PLACE_TILE[p])
                 return
             if self.config.tile_recycling:
                 # RULINGS R4: if no tile left could be placed, the DrawPile counts as exhausted.
-                if not any(self._placeable(t) for t in pile):
+                if not self.frontier:  # no tile left in the pile could be placed
                     pile.append(tile)  # docs/rulings.md BC-08
                     self.log("draw-pile-exhausted", "RULINGS-R4", player=p)
                     self._end_game()
@@ -817,17 +762,14 @@ class Game:
                 self.discard.append(tile)  # CORE-01-04-06
                 self.log("discard", "CORE-01-04-06", player=p, tile=tile)  # CORE-01-04-07: draw again
 
-    def _placeable(self, tile: int) -> bool:
-        """RULINGS R3: the drawn ``tile`` has a legal cell (CORE-01-04-05, -08)."""
-        return bool(self.frontier)
-
     def _place_drawn_tile(self, cell: int) -> None:
         tile = self.drawn
         self.drawn = -1
         self._put_tile(tile, cell)
         self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
-        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
-        self.stack.append(POLITICAL[self.active])
+        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved: it replaces the
+        # place_tile decision on the stack.
+        self.stack[-1] = POLITICAL[self.active]
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
         # first, then the other closed Hotspots in ascending cell order.
         closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
@@ -845,12 +787,8 @@ class Game:
         return all(tile_at[nb] >= 0 for nb in self.topo.neighbors[cell])
 
     def _resolve_hotspot(self, cell: int) -> None:
-        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06).
-
-        Labor Market resolves as a core Hotspot (EXP-01-02-11/12; EXP-01-06-04 (Restrictions) "ECO does not
-        alter Hotspot resolution"); in v1.3 its majority leader gains 1 new Influence instead
-        (EXP-01-02-C-03..07, docs/rulings.md BC-32).
-        """
+        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06). A Hotspot with its own text
+        resolves through its expansion's resolver once the majority is known (``hotspot_resolvers``)."""
         self.resolved[cell] = True
         if self.active_effects:
             # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
@@ -864,14 +802,11 @@ class Game:
             self.log("hotspot-no-majority", "CORE-01-05-02", cell=cell, tied=leaders)
             return
         p = leaders[0]
-        if self.catalogue[self.tile_at[cell]].special == LABOR_MARKET and self.config.exp01_edition == "v1.3":
-            if self.supply[p] + self.on_board[p] >= self.cap:  # RULINGS R12: creates nothing at the cap
-                self.log("labor-market-capped", "RULINGS-R12", cell=cell, player=p)
+        if self.hotspot_resolvers:
+            resolver = self.hotspot_resolvers.get(self.catalogue[self.tile_at[cell]].special)
+            if resolver is not None:  # a Hotspot with its own text (CORE-01-10-01), e.g. the v1.3 Labor Market
+                resolver(self, cell, p)
                 return
-            self.supply[p] += 1  # EXP-01-02-C-04/07: gain 1 Influence (a new one, into the supply)
-            self.created[p] += 1
-            self.log("labor-market", "EXP-01-02-C-04", cell=cell, player=p)
-            return
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
@@ -890,12 +825,11 @@ class Game:
             if self.active_effects:
                 effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
             return
-        if a > lay.pass_:
-            if a < lay.play:  # EXP-01-06-02: TakeMeasure
-                self._begin_effect(p, "take", -1, card=a - lay.take)
-            else:  # EXP-01-06-07: PlayMeasure
-                self._begin_play(p, a - lay.play)
-            return
+        if a > lay.pass_:  # a Political Action an expansion adds
+            for ex in self.expansions:
+                if ex.political_choice(self, p, a):
+                    return
+            raise AssertionError(f"no expansion takes action {a}")
         kind, cell = divmod(a, lay.n)
         if kind == PLACE:
             if self.active_effects:
@@ -941,41 +875,16 @@ class Game:
     def _effect_of(self, res: Resolution) -> Effect:
         return self.effect_for(res.effect, res.tile, res.owner, res.card, res.target)
 
-    def _begin_play(self, p: int, k: int) -> None:
-        """EXP-01-06-07: PlayMeasure of hand card ``k``; first its target (docs/rulings.md BC-20)."""
-        spec = self.measures[k]
-        if spec.target == NO_TARGET:
-            self._begin_effect(p, "play", -1, card=k)
-            return
-        targets = self._play_targets(k, p)
-        if len(targets) == 1:  # a determined choice completes by itself (as BC-05)
-            self._choose_target(p, k, targets[0])
-        else:
-            self.stack.append(Target(p, k, targets))
-
-    def _choose_target(self, p: int, card: int, a: int) -> None:
-        lay = self.layout
-        tile, target = (a - lay.target, -1) if a < lay.target_player else (-1, a - lay.target_player)
-        self._begin_effect(p, "play", tile, card=card, target=target)
-
     def _resolution_choice(self, res: Resolution, a: int) -> None:
-        kind = res.kind
+        for ex in self.expansions:  # a decision an expansion asked on this effect
+            if ex.resolution_choice(self, res, a):
+                return
         lay = self.layout
-        if kind == "pay":
-            if res.supplements is not None:  # EXP-01-06-M10-04: the additional Resource of Supplemental Budget
-                self._execute_convert(res, a - lay.pay)
-            else:
-                res.paid.append(a - lay.pay)
-                self._advance_payment(res)
-        elif kind == "gain":
+        if res.kind == "pay":
+            res.paid.append(a - lay.pay)
+            self._advance_payment(res)
+        else:  # "gain"
             self._after_gain(res, a - lay.gain)
-        else:  # "exchange"
-            exchange = -1 if a == lay.decline else a - lay.exchange
-            res.exchange = exchange
-            if exchange in res.supplemented:
-                self._begin_supplement(res)
-            else:
-                self._execute_convert(res)
 
     def _advance_payment(self, res: Resolution) -> None:
         """BC-05: extend the payment while only one next Resource is possible; ask when there is a choice."""
@@ -1033,52 +942,6 @@ class Game:
                     found.append(base)
         return tuple(found)
 
-    def _exchange_options(self, effect: Effect, pay: Payment, gain: int) -> tuple[list[int], list[int]]:
-        """EXP-01-05-02..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
-        (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources.
-
-        Returns the resorts offered and, among them, those offered only with Supplemental Budget's additional
-        Resource (docs/rulings.md BC-30): an exchange an effect forbids (Collective Bargaining, BC-24) leaves the
-        ConvertResources partially resolved, which Supplemental Budget resolves fully (EXP-01-06-M10-05)."""
-        p = effect.actor
-        if not any(self.controller(c) == p for c in self.invest_cells):  # EXP-01-05-06, RULINGS R15
-            return [], []
-        eco, nr = self.eco, self.num_resorts
-        amount = self.grassroots_text(effect.tile).gain
-        if self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0) < 2:
-            return [], []
-        finite = self.config.bank_stock is not None
-        full: bool | None = None  # whether Supplemental Budget can resolve the action fully (computed once)
-        out: list[int] = []
-        supplemented: list[int] = []
-        for r in range(nr):
-            if r == eco:
-                continue  # "a different resort"
-            if finite and self.bank[r] + pay.count(r) - (amount if gain == r else 0) < 1:
-                continue  # docs/rulings.md BC-03 applies to the exchange too
-            if effects.conversion_forbidden(self, effect, (eco, eco), r):
-                # EXP-01-06-M03-03 / EXP-01-08-M03-04, docs/rulings.md BC-24 -- unless Supplemental Budget
-                # resolves the ConvertResources fully for 1 additional Resource (EXP-01-06-M10-04/05, BC-30).
-                if full is None:
-                    full = effects.full_resolution(self, effect) is not None and bool(
-                        self._supplement_options(effect, pay, gain)
-                    )
-                if not full:
-                    continue
-                supplemented.append(r)
-            out.append(r)
-        return out, supplemented
-
-    def _supplement_options(self, effect: Effect, pay: Payment, gain: int) -> list[int]:
-        """The resorts that may pay Supplemental Budget's additional Resource for an Investment Program exchange
-        after this ConvertResources (EXP-01-06-M10-03/04, docs/rulings.md BC-30): it is paid after the cost, from
-        the supply as the payment left it (neither the gain nor the exchange can pay it), and the 2 ECO of the
-        exchange must remain."""
-        p, nr, eco = effect.actor, self.num_resorts, self.eco
-        amount = self.grassroots_text(effect.tile).gain
-        eco_after = self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0)
-        return [r for r in range(nr) if self.res[p * nr + r] - pay.count(r) >= 1 and (r != eco or eco_after - 1 >= 2)]
-
     def _payment_complete(self, res: Resolution) -> None:
         kind = res.effect
         pay = res.paid
@@ -1089,20 +952,19 @@ class Game:
             effect = self._effect_of(res)
             if kind == "place":
                 self._pop(res)
-                # Only extra costs: Place is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
-                self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
+                # Only extra costs: Place is free (CORE-01-04-11; e.g. EXP-01-06-M06-05).
+                self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
                 self._place_influence(res.owner, res.tile)
             elif kind == "move":
                 self._pop(res)
-                # Only extra costs: Move is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
-                self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
+                # Only extra costs: Move is free (CORE-01-04-12; e.g. EXP-01-06-M06-05).
+                self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
                 self._move_influence(res.owner, res.src, res.tile)
-            elif kind == "take":
-                self._pop(res)
-                self._execute_take(effect, pay)
-            else:
-                self._pop(res)
-                self._execute_play(effect, pay)
+            else:  # an expansion's Political Action (e.g. TakeMeasure, PlayMeasure)
+                for ex in self.expansions:
+                    if ex.execute(self, res, effect):
+                        return
+                raise AssertionError(f"no expansion executes {kind!r}")
             return
         gains = self._gain_options(self._effect_of(res), tuple(pay))
         res.gains = gains
@@ -1117,30 +979,12 @@ class Game:
         assert top is frame
 
     def _after_gain(self, res: Resolution, gain: int) -> None:
-        """A post-payment choice of ConvertResources: the optional Investment Program exchange."""
+        """After the gain: the expansions' post-payment choices of ConvertResources (e.g. EXP-01-05-03/04)."""
         res.gain = gain
-        if self.invest_cells:
-            exchanges, supplemented = self._exchange_options(self._effect_of(res), tuple(res.paid), gain)
-            if exchanges:  # EXP-01-05-04 / EXP-01-05-02 (v1.3): optional, so a decision
-                res.exchanges = exchanges
-                res.supplemented = supplemented
-                res.kind = "exchange"
+        for ex in self.expansions:
+            if ex.after_gain(self, res):
                 return
         self._execute_convert(res)
-
-    def _begin_supplement(self, res: Resolution) -> None:
-        """The exchange chosen needs Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30): pay it,
-        asking only where more than one resort can (as BC-05)."""
-        options = self._supplement_options(self._effect_of(res), tuple(res.paid), res.gain)
-        if len(options) == 1:
-            self._execute_convert(res, options[0])
-            return
-        res.supplements = options
-        res.kind = "pay"
-
-    def _edition_rule(self, standalone: str, v13: str) -> str:
-        """The rule ID of the game's EXP-01 edition (RULINGS R22)."""
-        return v13 if self.config.exp01_edition == "v1.3" else standalone
 
     def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
         """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
@@ -1182,116 +1026,30 @@ class Game:
         self.created[p] += 1
         self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
 
-    def _execute_convert(self, res: Resolution, supplement: int = -1) -> None:
-        """ConvertResources; ``res.exchange``: the Investment Program decision if one was offered (-1: declined);
-        ``supplement``: the additional Resource paid with Supplemental Budget for the exchange (-1: none)."""
+    def _execute_convert(self, res: Resolution) -> None:
+        """ConvertResources (CORE-01-04-20..22) with the expansions' parts of it (e.g. EXP-01-05-03/05), at once."""
         self._pop(res)
         p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
-        offered = bool(res.exchanges)
-        exchange = res.exchange
         text = self.grassroots_text(cell)
         if self.active_effects:
             effect = self.effect_for("convert", cell, p)
             self._before_pay(effect, pay, "CORE-01-04-22")
-            if supplement >= 0:
-                # EXP-01-06-M10-03/04: after the cost, 1 additional Resource of any resort to the Bank; -M10-05:
-                # the ConvertResources resolves fully, its exchange despite Collective Bargaining (BC-30, BC-24).
-                budget = effects.full_resolution(self, effect)
-                assert budget is not None and offered and exchange >= 0
-                self._pay(p, [supplement], "EXP-01-06-M10-04")
-                handler = effects.MODIFIERS[budget.id]
-                self.log("measure-applied", handler.rule(self, budget), id=budget.id, owner=budget.owner,
-                         kind="convert", player=p, exchange=exchange)  # fmt: skip
+            for ex in self.expansions:
+                ex.before_gain(self, res, effect)
         else:
             self._pay(p, pay, "CORE-01-04-22")
         nr = self.num_resorts
         self.res[p * nr + gain] += text.gain
         self.bank[gain] -= text.gain
         self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
-        if offered:
-            if exchange >= 0:
-                # EXP-01-05-03/05 / EXP-01-05-01: 2 ECO to the Bank, 1 Resource of another resort from it.
-                eco = self.eco
-                self.res[p * nr + eco] -= 2
-                self.bank[eco] += 2
-                self.res[p * nr + exchange] += 1
-                self.bank[exchange] -= 1
-                self.log("investment-exchange", "EXP-01-05-03", player=p, gain=exchange)
-            else:
-                self.log("investment-declined", "EXP-01-05-04", player=p)
-
-    # ------------------------------------------------------------------ Measures (EXP-01-06)
-    def _execute_take(self, effect: Effect, pay: list[int]) -> None:
-        """EXP-01-06-02: one Measure from OpenMeasures into the hand, then refill (EXP-01-06-04..06)."""
-        p, k = effect.actor, effect.card
-        # Only extra costs: TakeMeasure is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
-        self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
-        d = self.deck_of[k]
-        self.m_open[d].remove(k)
-        insort(self.hands[p], k)
-        self.log("take-measure", "EXP-01-06-02", player=p, card=self.measures[k].key)
-        self._refill(d)  # EXP-01-06-04 (v1.3): TakeMeasure ends the turn immediately
-
-    def _refill(self, d: int) -> None:
-        """EXP-01-06-04..06: refill OpenMeasures to three; recycle when the MeasureDrawPile runs out."""
-        draw, open_ = self.m_draw[d], self.m_open[d]
-        while len(open_) < OPEN_MEASURES:
-            if not draw:
-                if not self.m_recycle[d]:
-                    self.log("measure-not-refilled", "EXP-01-06-06", deck=self.decks[d], open=len(open_))
-                    break
-                self._recycle_measures(d)  # EXP-01-06-05
-                draw = self.m_draw[d]
-            k = draw.pop()
-            insort(open_, k)
-            self.log("measure-refill", "EXP-01-06-04", deck=self.decks[d], card=self.measures[k].key)
-        self._recycle_measures(d)
-
-    def _recycle_measures(self, d: int) -> None:
-        """EXP-01-06-16/17, EXP-01-07-05 (v1.3), docs/rulings.md BC-21: whenever the MeasureDrawPile is empty
-        and the RecyclePile is not, the RecyclePile is shuffled into a new DrawPile (counters are kept)."""
-        if self.m_draw[d] or not self.m_recycle[d]:
-            return
-        pile = sorted(self.m_recycle[d])
-        self.m_recycle[d] = []
-        self.rng.shuffle(pile)
-        self.m_draw[d] = pile
-        self.log("measure-recycle", "EXP-01-06-16", deck=self.decks[d], cards=len(pile))
-
-    def _execute_play(self, effect: Effect, pay: list[int]) -> None:
-        """EXP-01-06-07..15: pay, resolve, count the play, move the card on."""
-        p, k = effect.actor, effect.card
-        spec = self.measures[k]
-        d = self.deck_of[k]
-        self._before_pay(effect, pay, "EXP-01-06-09")  # EXP-01-06-08/09: paid in full, to the Bank
-        self.hands[p].remove(k)
-        self.m_round[p] = self.round  # EXP-01-06-18 / EXP-01-06-02 (v1.3); TakeMeasure does not count (-19)
-        self.log("play-measure", "EXP-01-06-07", player=p, card=spec.key, tile=effect.tile, target=effect.target)
-        # EXP-01-06-10: the effect resolves immediately; its lasting part is an ActiveEffect.
-        active = RESOLVERS[spec.key](self, p, k, effect.tile, effect.target)
-        self.active_effects.append(active)
-        self.log("measure-effect", spec.rule(self.config.exp01_edition), card=spec.key, player=p,
-                 until=active.until, from_round=active.from_round, data=dict(active.data))  # fmt: skip
-        self.m_count[k] += 1  # EXP-01-06-11 / EXP-01-07-01 (v1.3); never reset (EXP-01-06-17)
-        if self.m_count[k] >= MAX_PLAYS:
-            # EXP-01-06-13..15 / EXP-01-07-03/04 (v1.3): after the second play it never returns.
-            self.m_final[d].append(k)
-            self.log("measure-final-discard", "EXP-01-06-13", card=spec.key)
-        else:
-            self.m_recycle[d].append(k)  # EXP-01-06-12 / EXP-01-07-02 (v1.3)
-            self.log("measure-recycled", "EXP-01-06-12", card=spec.key)
-        self._recycle_measures(d)
-        if self.config.exp01 and self.config.exp01_edition == "v1.3" and not self.extra:
-            # EXP-01-00-05 (v1.3), EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action,
-            # not PlayMeasure.
-            self.extra = True
-            self.stack.append(POLITICAL[p])
-            self.log("additional-action", "EXP-01-06-05 (v1.3)", player=p)
+        for ex in self.expansions:
+            ex.execute_riders(self, res)
 
     def _end_turn(self) -> None:
         """The turn's Political Action has resolved: durations end (EXP-01-07-06), the round may end with its
         Round Settlement (CORE-01-07-01/02), then the next player's turn (RULINGS R6: seat order)."""
-        self.extra = False
+        for ex in self.expansions:
+            ex.turn_end(self)
         effects.expire(self, effects.END_OF_TURN)
         effects.expire(self, effects.END_OF_PLAYER_TURN, self.active)
         self.turn += 1
@@ -1314,35 +1072,47 @@ class Game:
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
 
-    def _produce(self, cell: int) -> None:
-        """CORE-01-07-03: Resort Production of one ResortTile (docs/rulings.md BC-01: ascending cell order)."""
-        spec = self.catalogue[self.tile_at[cell]]
-        effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
-        if effects.effect_cost(self, effect) is None:
-            self.log("production-prohibited", "CORE-01-06-17", cell=cell)
-            return  # CORE-01-06-17: a prohibition makes the output 0
-        # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
-        # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
-        # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
-        # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
-        amount = effects.effect_output(self, effect, spec.value, log=True)
-        leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
-        if not leaders or amount <= 0:
-            return  # CORE-01-06-13
-        r = spec.resort
-        if self.config.bank_stock is not None:
-            amount = min(amount, self.bank[r])  # docs/rulings.md BC-02
-            if amount <= 0:
-                return
-        k = len(leaders)
-        share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
+    def _production(self, frame: Settlement) -> bool:
+        """CORE-01-07-03: Resort Production of every ResortTile from ``frame.next`` on, in ascending cell order
+        (docs/rulings.md BC-01). False if a production instance paused for a decision (resumes at the next)."""
+        stack = self.stack
+        depth = len(stack)
+        cells = self.resort_cells
+        finite = self.config.bank_stock is not None
         nres = self.num_resorts
-        for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
-            self.res[p * nres + r] += share
-        self.bank[r] -= amount
-        self.noise[r] += rest
-        self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
-                 resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+        n = len(cells)
+        while frame.next < n:
+            cell = cells[frame.next]
+            frame.next += 1
+            spec = self.catalogue[self.tile_at[cell]]
+            effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
+            if effects.effect_cost(self, effect) is None:
+                self.log("production-prohibited", "CORE-01-06-17", cell=cell)
+                continue  # CORE-01-06-17: a prohibition makes the output 0
+            # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
+            # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
+            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
+            # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
+            amount = effects.effect_output(self, effect, spec.value, log=True)
+            leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
+            if not leaders or amount <= 0:
+                continue  # CORE-01-06-13
+            r = spec.resort
+            if finite:
+                amount = min(amount, self.bank[r])  # docs/rulings.md BC-02
+                if amount <= 0:
+                    continue
+            k = len(leaders)
+            share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
+            for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
+                self.res[p * nres + r] += share
+            self.bank[r] -= amount
+            self.noise[r] += rest
+            self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
+                     resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+            if len(stack) != depth:
+                return False
+        return True
 
     def _settlement_end(self) -> None:
         effects.expire(self, effects.END_OF_SETTLEMENT)

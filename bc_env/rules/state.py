@@ -12,9 +12,11 @@ from typing import Any
 from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
-from .decisions import PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution, Target
+from .decisions import PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
+from .expansions.exp01 import exchange_options, supplement_options
+from .expansions.measure_system import Target, play_targets
 from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, OPEN_MEASURES, PLAYER_TARGETS
 from .game import PHASE_NAMES, Game
 from .rng import Rng
@@ -434,7 +436,7 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
     if phase == "target":
         if kind != "play" or g.measures[card].target == NO_TARGET:
             raise StateError("state.pending must be a PlayMeasure of a targeting Measure in phase 'target'")
-        targets = g._play_targets(card, p)
+        targets = play_targets(g, card, p)
         if len(targets) < 2:
             raise StateError("state.pending leaves no choice of target")
         g.stack = [Target(p, card, targets)]
@@ -475,7 +477,7 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
         if spec.target == NO_TARGET:
             if cell != -1 or target != -1:
                 raise StateError(f"state.pending: {spec.key} has no target")
-        elif (cell != -1) == wanted_players or action not in g._play_targets(card, p):
+        elif (cell != -1) == wanted_players or action not in play_targets(g, card, p):
             raise StateError(f"state.pending: not a legal target of {spec.key}")
     res = Resolution(p, kind, cell, src, card, target)
     res.paid = paid
@@ -500,7 +502,7 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
                 raise StateError(f"state.pending.gain must be a resort the conversion may gain, got {gain!r}")
             res.gain = resorts.index(gain)
             effect = g.effect_for(kind, cell, p)
-            exchanges, supplemented = g._exchange_options(effect, tuple(paid), res.gain)
+            exchanges, supplemented = exchange_options(g, effect, tuple(paid), res.gain)
             if not exchanges:
                 raise StateError("state.pending offers no Investment Program exchange (EXP-01-05-03)")
             res.exchanges = exchanges
@@ -513,7 +515,7 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
                         "state.pending.exchange must be an Investment Program exchange that needs Supplemental "
                         f"Budget's additional Resource (EXP-01-06-M10-04), got {exchange!r}"
                     )
-                supplements = g._supplement_options(effect, tuple(paid), res.gain)
+                supplements = supplement_options(g, effect, tuple(paid), res.gain)
                 if len(supplements) < 2:
                     raise StateError("state.pending leaves no choice of the additional Resource (BC-05, BC-30)")
                 res.exchange = resorts.index(exchange)
