@@ -1,0 +1,1 @@
+// the browser page's script (filled in below)
