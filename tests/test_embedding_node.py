@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("jsonschema")
 pytest.importorskip("uvicorn")
+
+from embedding_server import running_server  # noqa: E402
 
 import policies  # noqa: E402
 from bc_env.rules import Game, load_replay  # noqa: E402
@@ -52,34 +51,10 @@ def test_node_stdio_client_plays_a_full_game(config, bot, seats):
     check_game(json.loads(out.stdout), bot, {int(s) for s in seats.split(",")}, 5)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "balance_control", "serve", "--http", "--port", str(port)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                with urllib.request.urlopen(url + "/v1/hello", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError(proc.stderr.read().decode()) from None
-                time.sleep(0.1)
+    with running_server() as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_node_http_client_plays_a_full_game(server):
