@@ -48,7 +48,7 @@ def handle(cmd: str, body: Any) -> dict[str, Any]:
         return error_reply(None, cmd, "bad_message", f"the request body is a JSON object, not {type(body).__name__}")
     body = dict(body)
     ident = body.get("id")
-    session = Session(allow_paths=False, require_hello=False)
+    session = Session(allow_paths=False, require_hello=False, share_bots=True)
     state = body.pop("state", None) if cmd != "position" else None
     bot = body.pop("bot", None) if cmd == "go" else None
     bot_seed = body.pop("bot_seed", None) if cmd == "go" else None

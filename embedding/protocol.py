@@ -13,6 +13,7 @@ command builds its new game (or bot) aside and installs it only once everything 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -186,8 +187,9 @@ class Session:
     process itself); the HTTP service allows only the names ``hello`` lists.
     """
 
-    def __init__(self, *, allow_paths: bool = True, require_hello: bool = True) -> None:
+    def __init__(self, *, allow_paths: bool = True, require_hello: bool = True, share_bots: bool = False) -> None:
         self.allow_paths = allow_paths
+        self.share_bots = share_bots
         self.greeted = not require_hello
         self.game: Game | None = None
         self.bot: Any = None
@@ -309,7 +311,11 @@ class Session:
 
     def cmd_bot(self, message: dict[str, Any]) -> dict[str, Any]:
         seed = message.get("seed")
-        self.bot = load_bot(message["name"], None if seed is None else int(seed), allow_paths=self.allow_paths)
+        name = message["name"]
+        if self.share_bots and name in shared_bot_names():
+            self.bot = shared_bot(name)
+        else:
+            self.bot = load_bot(name, None if seed is None else int(seed), allow_paths=self.allow_paths)
         return {"bot": str(getattr(self.bot, "name", message["name"]))}
 
     def cmd_go(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -390,6 +396,41 @@ def load_bot(name: str, seed: int | None, *, allow_paths: bool) -> Any:
         return policies.load(name, seed=seed)
     except (ValueError, OSError) as exc:  # PolicyFileError is a ValueError
         raise ProtocolError("unknown_bot", f"bot {name!r}: {exc}") from None
+
+
+def shared_bot_names() -> list[str]:
+    """The shipped trained bots: deterministic and seedless, so one loaded copy can serve every request."""
+    from policies import shipped_bots
+
+    return shipped_bots()
+
+
+class SharedBot:
+    """One loaded trained bot shared by the requests of a stateless service (loading one reads its weights and
+    builds its encoder, several milliseconds). Its encoder keeps per-game caches, so decisions take turns."""
+
+    def __init__(self, bot: Any) -> None:
+        self._bot = bot
+        self._lock = threading.Lock()
+        self.name = bot.name
+        self.rules = getattr(bot, "rules", None)
+        self.num_actions = getattr(bot, "num_actions", None)
+
+    def act(self, game: Game) -> int:
+        with self._lock:
+            return int(self._bot.act(game))
+
+
+_SHARED: dict[str, SharedBot] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_bot(name: str) -> SharedBot:
+    with _SHARED_LOCK:
+        bot = _SHARED.get(name)
+        if bot is None:
+            bot = _SHARED[name] = SharedBot(load_bot(name, None, allow_paths=False))
+        return bot
 
 
 def error_reply(ident: Any, cmd: str | None, code: str, message: str) -> dict[str, Any]:

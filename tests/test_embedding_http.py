@@ -125,3 +125,18 @@ def test_page_and_static_files(client):
     page = client.get("/")
     assert page.status_code == 200 and "<html" in page.text.lower()
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_concurrent_requests_share_a_trained_bot_safely():
+    from concurrent.futures import ThreadPoolExecutor
+
+    states = []
+    for seed in range(6):
+        game = Game.new("core-2p", seed=seed)
+        for _ in range(seed * 5):
+            game.apply(game.legal_actions()[0])
+        states.append(game.to_dict())
+    serial = [policies.load("ppo-core-2p").act(Game.from_dict(s)) for s in states]
+    with ThreadPoolExecutor(4) as pool:
+        replies = list(pool.map(lambda s: http.handle("go", {"state": s, "bot": "ppo-core-2p"}), states * 3))
+    assert [r["action"]["id"] for r in replies] == serial * 3
