@@ -25,7 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Session, engine_version, error_reply, schema
+from .protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Session, engine_version, error_reply, request_id, schema
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: The HTTP commands and what each needs besides its protocol message.
@@ -47,7 +47,7 @@ def handle(cmd: str, body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         return error_reply(None, cmd, "bad_message", f"the request body is a JSON object, not {type(body).__name__}")
     body = dict(body)
-    ident = body.get("id")
+    ident = request_id(body)
     session = Session(allow_paths=False, require_hello=False, share_bots=True)
     state = body.pop("state", None) if cmd != "position" else None
     bot = body.pop("bot", None) if cmd == "go" else None

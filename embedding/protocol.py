@@ -212,13 +212,7 @@ class Session:
 
     def handle(self, message: Any) -> dict[str, Any]:
         """The reply to one parsed message."""
-        ident = message.get("id") if isinstance(message, dict) else None
-        if (
-            not isinstance(ident, (str, int))
-            or isinstance(ident, bool)
-            or (isinstance(ident, str) and len(ident) > 256)
-        ):
-            ident = None
+        ident = request_id(message)
         if not isinstance(message, dict):
             return error_reply(None, None, "bad_message", f"a message is a JSON object, not {type(message).__name__}")
         cmd = message.get("cmd")
@@ -396,6 +390,14 @@ def load_bot(name: str, seed: int | None, *, allow_paths: bool) -> Any:
         return policies.load(name, seed=seed)
     except (ValueError, OSError) as exc:  # PolicyFileError is a ValueError
         raise ProtocolError("unknown_bot", f"bot {name!r}: {exc}") from None
+
+
+def request_id(message: Any) -> str | int | None:
+    """The ``id`` a reply echoes: the request's, if it is a string (up to 256 characters) or an integer."""
+    ident = message.get("id") if isinstance(message, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, (str, int)) or (isinstance(ident, str) and len(ident) > 256):
+        return None
+    return ident
 
 
 def shared_bot_names() -> list[str]:

@@ -140,3 +140,29 @@ def test_concurrent_requests_share_a_trained_bot_safely():
     with ThreadPoolExecutor(4) as pool:
         replies = list(pool.map(lambda s: http.handle("go", {"state": s, "bot": "ppo-core-2p"}), states * 3))
     assert [r["action"]["id"] for r in replies] == serial * 3
+
+
+def test_fuzz_http_bodies_never_fail_inside():
+    """Any JSON body for any command gets the protocol's reply: ok, or an error that names the problem."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    state = Game.new("core-2p", seed=1).to_dict()
+    values = st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.text(max_size=20),
+        lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=8), kids, max_size=3),
+        max_leaves=8,
+    )
+    keys = st.sampled_from(["state", "config", "seed", "actions", "action", "bot", "bot_seed", "format", "apply",
+                            "movetime_ms", "nodes", "id", "cmd"])  # fmt: skip
+    bodies = st.one_of(values, st.dictionaries(keys, values | st.just(state), max_size=4))
+
+    @settings(max_examples=200, deadline=None)
+    @given(cmd=st.sampled_from(http.HTTP_COMMANDS), body=bodies)
+    def check(cmd, body):
+        reply = http.handle(cmd, body)
+        REPLY.validate(reply)
+        if not reply["ok"]:
+            assert reply["error"]["code"] != "internal", reply
+
+    check()
