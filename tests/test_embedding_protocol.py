@@ -306,3 +306,12 @@ def test_fuzz_out_of_order(cmd, extra):
     r = check_reply(s.handle({**extra, "cmd": cmd}))
     assert not r["ok"] and r["error"]["code"] in ("out_of_order", "bad_message")
     assert s.game is None and not s.greeted
+
+
+def test_serve_command_line_errors():
+    run = [sys.executable, "-m", "balance_control", "serve"]
+    proc = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "--stdio" in proc.stderr
+    proc = subprocess.run([*run, "--http", "--port", "70000"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "balance-control: error: --port must be 0..65535" in proc.stderr
+    assert "Traceback" not in proc.stderr
