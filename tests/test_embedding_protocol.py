@@ -37,12 +37,14 @@ REQUEST = Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/reque
 
 def check_reply(reply: dict) -> dict:
     REPLY.validate(reply)
+    VALIDATOR.validate(reply)  # the top-level schema: a request or a reply, never both
     json.loads(encode(reply))  # serializable, no NaN
     return reply
 
 
 def ask(session: Session, message: dict) -> dict:
     REQUEST.validate(message)  # the tests speak the protocol as documented
+    VALIDATOR.validate(message)
     reply = check_reply(session.handle_line(json.dumps(message)))
     assert reply["cmd"] == message["cmd"]
     return reply
