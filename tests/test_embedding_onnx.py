@@ -83,3 +83,36 @@ def test_onnx_policy_refuses_bad_files(tmp_path):
     (tmp_path / "x.json").write_text('{"format": "balance-control-policy", "version": 1}')
     with pytest.raises(PolicyFileError, match="'onnx' entry"):
         OnnxPolicy(tmp_path / "x")
+
+
+def test_an_mlp_policy_exports_too(tmp_path):
+    """The MLP network type (the shipped bots are spatial): a small random MLP policy, exported and run."""
+    import numpy as np
+
+    from bc_env.encoding import ENCODER_VERSION, Encoder
+    from bc_env.rules import Game, RulesConfig
+    from embedding.onnx import OnnxPolicy
+    from policies.neural import NeuralPolicy, save_policy
+    from training.export import export_policy_onnx
+
+    rules = RulesConfig.preset("core-3p")
+    game = Game.new(rules, 2)
+    obs, n = Encoder(rules).size_total, game.num_actions
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(0, 0.1, (16, obs)), rng.normal(0, 0.1, 16)), (rng.normal(0, 1.0, (n, 16)), np.zeros(n))]
+    manifest = {
+        "name": "tiny-mlp",
+        "rules": rules.to_dict(),
+        "encoder_version": ENCODER_VERSION,
+        "action_layout": {"version": 1, "num_actions": n},
+        "network": {"activation": "tanh", "hidden": [16]},
+    }
+    path = save_policy(tmp_path / "tiny-mlp", layers, manifest)
+    numpy_bot = NeuralPolicy(path)
+    onnx_bot = OnnxPolicy(export_policy_onnx(numpy_bot, tmp_path / "out" / "tiny-mlp"))
+    for _ in range(60):
+        if game.is_terminal():
+            break
+        action = numpy_bot.act(game)
+        assert onnx_bot.act(game) == action
+        game.apply(action)
