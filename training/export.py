@@ -124,7 +124,9 @@ def parent_provenance(policy: NeuralPolicy, source: str) -> dict[str, Any]:
 
 
 def export_onnx(model: Any, path: str | Path, obs_size: int) -> Path:
-    """Optional ONNX export of the logits network (needs the ``onnx`` package)."""
+    """ONNX export of the logits network, ``obs[1, obs_size] -> logits[1, num_actions]``, as one self-contained
+    ``<path>.onnx`` file (needs the ``onnx`` extra: torch's exporter writes it with onnx and onnxscript). Run it
+    without torch with ``embedding.onnx.OnnxPolicy``; docs/embedding.md."""
 
     class Logits(nn.Module):
         def __init__(self) -> None:
@@ -136,5 +138,70 @@ def export_onnx(model: Any, path: str | Path, obs_size: int) -> Path:
             return self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
 
     path = Path(path).with_suffix(".onnx")
-    torch.onnx.export(Logits(), torch.zeros(1, obs_size), str(path), input_names=["obs"], output_names=["logits"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    module = Logits().eval()
+    with torch.no_grad():
+        torch.onnx.export(
+            module,
+            (torch.zeros(1, obs_size),),
+            str(path),
+            input_names=["obs"],
+            output_names=["logits"],
+            dynamo=True,
+            external_data=False,
+            verbose=False,
+        )
     return path
+
+
+def torch_policy(policy: NeuralPolicy) -> Any:
+    """An sb3 policy network (spatial or MLP) holding the weights of an exported NumPy policy, wrapped as an object
+    with a ``.policy`` attribute like a model, so :func:`export_onnx` and :func:`torch_logits` take it."""
+    from types import SimpleNamespace
+
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from bc_env.encoding import Encoder
+    from training.spatial import policy_kwargs
+
+    encoder = Encoder(policy.rules)
+    obs_space = spaces.Box(-np.inf, np.inf, shape=(encoder.size_total,), dtype=np.float32)
+    act_space = spaces.Discrete(policy.num_actions)
+    activation = policy.manifest.activation
+    if policy.kind == "spatial":
+        net = policy.net
+        kwargs = policy_kwargs(encoder, int(net["channels"]), int(net["layers"]), [64], activation)
+        sb3: Any = SpatialPolicy(obs_space, act_space, lambda _: 0.0, **kwargs)
+    else:
+        hidden = [int(w.shape[0]) for w, _ in policy.layers[:-1]]
+        act_fn = nn.Tanh if activation == "tanh" else nn.ReLU
+        sb3 = MaskableActorCriticPolicy(
+            obs_space, act_space, lambda _: 0.0, net_arch={"pi": hidden, "vf": hidden}, activation_fn=act_fn
+        )
+    model = SimpleNamespace(policy=sb3)
+    load_policy_weights(model, policy)
+    sb3.set_training_mode(False)
+    return model
+
+
+def export_policy_onnx(policy: NeuralPolicy | str | Path, path: str | Path) -> Path:
+    """Export an exported NumPy policy (``policies.load`` name or path) to ``<path>.onnx`` plus its manifest
+    ``<path>.json`` (the policy's manifest with an ``onnx`` entry), for ``embedding.onnx.OnnxPolicy``."""
+    import json
+
+    if not isinstance(policy, NeuralPolicy):
+        from policies import load
+
+        loaded = load(str(policy))
+        if not isinstance(loaded, NeuralPolicy):
+            raise ValueError(f"{policy!r} is not a trained policy (only trained policies have a network)")
+        policy = loaded
+    from bc_env.encoding import Encoder
+
+    obs_size = Encoder(policy.rules).size_total
+    out = export_onnx(torch_policy(policy), path, obs_size)
+    manifest = dict(policy.manifest.data)
+    manifest["onnx"] = {"file": out.name, "input": "obs", "output": "logits", "obs_size": obs_size, "batch": 1}
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return out
