@@ -70,7 +70,7 @@ PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "tar
 
 _Shared = tuple[
     Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...], tuple[Expansion, ...],
-    dict[str, HotspotResolver],
+    dict[str, HotspotResolver], tuple[Expansion, ...],
 ]  # fmt: skip
 #: Immutable per-configuration data, least recently used last; bounded so that a long-lived process that sees
 #: many configurations (a server, a sweep) does not grow without limit.
@@ -88,7 +88,8 @@ def _shared(config: RulesConfig) -> _Shared:
         layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players)
         expansions = expansions_for(config)
         resolvers = {k: v for ex in expansions for k, v in ex.hotspot_resolvers.items()}
-        got = (topo, build_catalogue(config), layout, measures, decks, expansions, resolvers)
+        sources = tuple(ex for ex in expansions if type(ex).modifiers is not Expansion.modifiers)
+        got = (topo, build_catalogue(config), layout, measures, decks, expansions, resolvers, sources)
         _SHARED_CACHE[config] = got
         if len(_SHARED_CACHE) > _SHARED_CACHE_SIZE:
             _SHARED_CACHE.popitem(last=False)
@@ -114,6 +115,7 @@ class Game:
         "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
         "m_round", "extra", "invest_cells", "eco", "expansions", "hotspot_resolvers",
+        "modifier_sources",
     )  # fmt: skip
 
     # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
@@ -127,6 +129,8 @@ class Game:
     #: own resolution (TileSpec.special -> resolver).
     expansions: tuple[Expansion, ...]
     hotspot_resolvers: dict[str, HotspotResolver]
+    #: The expansions that contribute modifiers besides the durations in force (effects.py step 1).
+    modifier_sources: tuple[Expansion, ...]
     decks: tuple[str, ...]
     deck_of: list[int]
     num_players: int
@@ -196,7 +200,8 @@ class Game:
             )
         g = object.__new__(cls)
         g.config = config
-        g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers = _shared(config)
+        (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
+         g.modifier_sources) = _shared(config)  # fmt: skip
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -446,6 +451,7 @@ class Game:
         g.eco = self.eco
         g.expansions = self.expansions
         g.hotspot_resolvers = self.hotspot_resolvers
+        g.modifier_sources = self.modifier_sources
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -568,7 +574,7 @@ class Game:
 
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
-        if not self.active_effects:
+        if not (self.active_effects or self.modifier_sources):
             options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
@@ -586,7 +592,7 @@ class Game:
         """The ``move_to`` options: any other non-Start Board tile (RULINGS R10); with modifiers in force only the
         destinations whose total cost can be paid (CORE-01-06-00-03)."""
         base = MOVE_TO * self.layout.n
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             return [base + c for c in self._payable_cells("move", self.nonstart, player) if c != src]
         return [base + c for c in self.nonstart if c != src]
 
@@ -617,7 +623,8 @@ class Game:
         n = self.layout.n
         out: list[int] = []
         nonstart = self.nonstart
-        slow = bool(self.active_effects)  # modifiers in force: every action's total cost is checked
+        # Modifiers in force: every action's total cost is checked.
+        slow = bool(self.active_effects or self.modifier_sources)
         # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
         # CORE-01-08-06B: the Start Committee never takes Influence (nonstart excludes it).
         if self.supply[p] > 0 and nonstart:
@@ -790,7 +797,7 @@ class Game:
         """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06). A Hotspot with its own text
         resolves through its expansion's resolver once the majority is known (``hotspot_resolvers``)."""
         self.resolved[cell] = True
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
             blocker = effects.prohibited_by(self, Effect("hotspot", -1, cell))
             if blocker is not None:  # EXP-01-06-M01-04 / EXP-01-08-M01-05, docs/rulings.md BC-23
@@ -822,7 +829,7 @@ class Game:
         lay = self.layout
         if a == lay.pass_:
             self.log("pass", "RULINGS-R7", player=p)
-            if self.active_effects:
+            if self.active_effects or self.modifier_sources:
                 effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
             return
         if a > lay.pass_:  # a Political Action an expansion adds
@@ -832,7 +839,7 @@ class Game:
             raise AssertionError(f"no expansion takes action {a}")
         kind, cell = divmod(a, lay.n)
         if kind == PLACE:
-            if self.active_effects:
+            if self.active_effects or self.modifier_sources:
                 self._begin_effect(p, "place", cell)
             else:
                 self._place_influence(p, cell)
@@ -845,7 +852,7 @@ class Game:
 
     def _move_choice(self, p: int, src: int, a: int) -> None:
         dst = a - MOVE_TO * self.layout.n
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             self._begin_effect(p, "move", dst, src=src)
         else:
             self._move_influence(p, src, dst)
@@ -909,7 +916,7 @@ class Game:
         """
         text = self.grassroots_text(effect.tile)
         finite = self.config.bank_stock is not None
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             bases = self._convert_bases(effect, pay)
             check = True
         else:
@@ -989,7 +996,7 @@ class Game:
     def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
         """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
         p = effect.actor
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             effects.use_payment(self, effect, tuple(pay))
             for handler, active in effects.collect_modifiers(self, effect):
                 extra = handler.extra_cost(self, active, effect)
@@ -998,7 +1005,7 @@ class Game:
                              kind=effect.kind, player=p, extra=sum(s[0] for s in extra))  # fmt: skip
         if pay:
             self._pay(p, pay, rule)
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             effects.consume(self, p)  # EXP-01-06-M06-07 / EXP-01-08-M06-07
 
     def _pay(self, player: int, pay: list[int], rule: str) -> None:
@@ -1014,7 +1021,7 @@ class Game:
         p, cell, pay = res.owner, res.tile, res.paid
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
             self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
         else:
@@ -1031,7 +1038,7 @@ class Game:
         self._pop(res)
         p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
         text = self.grassroots_text(cell)
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             effect = self.effect_for("convert", cell, p)
             self._before_pay(effect, pay, "CORE-01-04-22")
             for ex in self.expansions:
@@ -1081,19 +1088,22 @@ class Game:
         finite = self.config.bank_stock is not None
         nres = self.num_resorts
         n = len(cells)
+        modified = bool(self.active_effects or self.modifier_sources)
         while frame.next < n:
             cell = cells[frame.next]
             frame.next += 1
             spec = self.catalogue[self.tile_at[cell]]
-            effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
-            if effects.effect_cost(self, effect) is None:
-                self.log("production-prohibited", "CORE-01-06-17", cell=cell)
-                continue  # CORE-01-06-17: a prohibition makes the output 0
-            # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
             # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
-            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
-            # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
-            amount = effects.effect_output(self, effect, spec.value, log=True)
+            amount = spec.value
+            if modified:
+                effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
+                if effects.effect_cost(self, effect) is None:
+                    self.log("production-prohibited", "CORE-01-06-17", cell=cell)
+                    continue  # CORE-01-06-17: a prohibition makes the output 0
+                # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
+                # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
+                # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
+                amount = effects.effect_output(self, effect, amount, log=True)
             leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
             if not leaders or amount <= 0:
                 continue  # CORE-01-06-13

@@ -8,6 +8,8 @@ what it needs (python-chess's ``chess.variant`` is the model). ``docs/architectu
 
 Hooks, and where the core calls them:
 
+* :meth:`modifiers` -- a modifier source of the effect pipeline besides the durations in force (step 1 of
+  ``effects.py``: e.g. objects attached to a tile);
 * :meth:`setup` -- at the end of Setup (CORE-01-03), before the first draw;
 * :meth:`tile_placed` -- whenever a tile lands on the Board (also when a state is loaded);
 * :attr:`hotspot_resolvers` -- a Hotspot with its own text resolves through its resolver instead of
@@ -23,12 +25,12 @@ Hooks, and where the core calls them:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..decisions import Resolution
-    from ..effects import Effect
+    from ..effects import ActiveEffect, Effect
     from ..game import Game
 
 #: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
@@ -42,6 +44,12 @@ class Expansion:
     name: str = ""
     #: Hotspots with their own text (``TileSpec.special``) and how they resolve.
     hotspot_resolvers: dict[str, HotspotResolver] = {}
+
+    def modifiers(self, game: Game, effect: Effect) -> Iterable[ActiveEffect]:
+        """A modifier source: records that modify ``effect`` besides the durations in force (e.g. objects
+        attached to its ContextTile); each record's ``id`` names its handler in ``effects.MODIFIERS``. Only
+        expansions that override this are asked (``Game.modifier_sources``)."""
+        return ()
 
     def setup(self, game: Game) -> None:
         """Setup additions (e.g. EXP-01-03-02/03: the Measure decks)."""

@@ -137,7 +137,7 @@ def _v13(game: Game) -> bool:
 class _Measure(Modifier):
     """Common to the EXP-01 Measure handlers: costs they add are imposed by a Measure (EXP-01-08-M10-05)."""
 
-    measure = True
+    source = "measure"
 
     def rule(self, game: Game, active: ActiveEffect) -> str:
         return BY_KEY[active.id].rule(game.config.exp01_edition)

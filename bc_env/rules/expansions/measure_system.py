@@ -77,7 +77,7 @@ class MeasureSystem(Expansion):
         # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
         if len(g.hands[p]) < HAND_LIMIT:
             cards = sorted(k for deck in g.m_open for k in deck)
-            if g.active_effects:  # TakeMeasure costs nothing of its own; modifiers may add a cost
+            if g.active_effects or g.modifier_sources:  # TakeMeasure costs nothing of its own; modifiers may add a cost
                 cards = [k for k in cards if g.payment_choices(g.effect_for("take", -1, p, k))]
             out.extend([lay.take + k for k in cards])
         # EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20: one PlayMeasure per round over all decks;
@@ -133,7 +133,7 @@ def play_targets(game: Game, k: int, p: int, first: bool = False) -> list[int]:
         cands = [(lay.target + c, c, -1) for c in target_cells(g, spec.target, p)]
     if not cands:
         return []
-    if not g.active_effects or not effects.tile_sensitive(g, "play"):
+    if not (g.active_effects or g.modifier_sources) or not effects.tile_sensitive(g, "play"):
         # The total cost does not depend on the target: check it once.
         _, c, q = cands[0]
         if not g.payment_choices(g.effect_for("play", c, p, k, q)):
@@ -220,11 +220,14 @@ def execute_play(game: Game, effect: Effect, pay: list[int]) -> None:
     g.hands[p].remove(k)
     g.m_round[p] = g.round  # EXP-01-06-18 / EXP-01-06-02 (v1.3); TakeMeasure does not count (-19)
     g.log("play-measure", "EXP-01-06-07", player=p, card=spec.key, tile=effect.tile, target=effect.target)
-    # EXP-01-06-10: the effect resolves immediately; its lasting part is an ActiveEffect.
+    # EXP-01-06-10: the effect resolves immediately: a resolver may act at once, push decisions (they resolve
+    # before anything else of this turn) and return the lasting part as an ActiveEffect (None: nothing lasts).
+    depth = len(g.stack)
     active = RESOLVERS[spec.key](g, p, k, effect.tile, effect.target)
-    g.active_effects.append(active)
-    g.log("measure-effect", spec.rule(g.config.exp01_edition), card=spec.key, player=p,
-          until=active.until, from_round=active.from_round, data=dict(active.data))  # fmt: skip
+    if active is not None:
+        g.active_effects.append(active)
+        g.log("measure-effect", spec.rule(g.config.exp01_edition), card=spec.key, player=p,
+              until=active.until, from_round=active.from_round, data=dict(active.data))  # fmt: skip
     g.m_count[k] += 1  # EXP-01-06-11 / EXP-01-07-01 (v1.3); never reset (EXP-01-06-17)
     if g.m_count[k] >= MAX_PLAYS:
         # EXP-01-06-13..15 / EXP-01-07-03/04 (v1.3): after the second play it never returns.
@@ -238,7 +241,7 @@ def execute_play(game: Game, effect: Effect, pay: list[int]) -> None:
         # EXP-01-00-05 (v1.3), EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action,
         # not PlayMeasure.
         g.extra = True
-        g.stack.append(POLITICAL[p])
+        g.stack.insert(depth, POLITICAL[p])  # after the decisions the card's resolution asked for
         g.log("additional-action", "EXP-01-06-05 (v1.3)", player=p)
 
 
