@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from bc_env.encoding import ENCODER_VERSION
+from bc_env.encoding import encoder_version
 from bc_env.rules import RulesConfig
 from policies.neural import NeuralPolicy, save_arrays, save_policy
 from training.spatial import CELL_BLOCKS, GLOBAL_DIM, SpatialPolicy, spatial_arrays, spatial_parameters
@@ -86,7 +86,7 @@ def export_policy(
         "name": name,
         "rules": rules.to_dict(),
         "rules_preset": rules.name,
-        "encoder_version": ENCODER_VERSION,
+        "encoder_version": encoder_version(rules),
         "action_layout": {"version": 1, "num_actions": num_actions},
         "training": {
             **provenance,

@@ -43,7 +43,22 @@ from bc_env.rules.expansions.measure_system import Target
 from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 
+#: The version of the core encoding (the layout every configuration starts with). Each expansion's views have
+#: their own version (EXPANSION_VERSIONS), so adding or changing an expansion's views never changes the version
+#: of a core configuration and the core bots keep loading (:func:`encoder_version`).
 ENCODER_VERSION = 2
+EXPANSION_VERSIONS = {"EXP-01": 1}
+
+
+def encoder_version(config: RulesConfig | str) -> int | str:
+    """The encoder version of ``config``'s layout: :data:`ENCODER_VERSION` for the core game, else the core
+    version and each active expansion's, e.g. ``"2+EXP-01.1"``. A trained bot's manifest records it."""
+    config = RulesConfig.resolve(config)
+    names = [name for name, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
+    if not names:
+        return ENCODER_VERSION
+    return "+".join([str(ENCODER_VERSION), *(f"{name}.{EXPANSION_VERSIONS.get(name, 0)}" for name in names)])
+
 
 #: Board tile channels: empty table cell, cell off the table (hex), then the engine's tile kinds
 #: (components.KIND_NAMES order: start-committee, resort, committee, grassroots, lobbyist, hotspot, system).
@@ -95,11 +110,10 @@ def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:
 class Encoder:
     """Observation encoder for one rules configuration. Create once, call :meth:`encode` per step."""
 
-    version = ENCODER_VERSION
-
     def __init__(self, config: RulesConfig | str) -> None:
         config = RulesConfig.resolve(config)
         self.config = config
+        self.version = encoder_version(config)
         self.topo = topo = get_topology(config.topology, config.table_size)
         self.catalogue = cat = build_catalogue(config)
         self.resorts = config.resorts

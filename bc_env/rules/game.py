@@ -85,8 +85,9 @@ def _shared(config: RulesConfig) -> _Shared:
         topo = get_topology(config.topology, config.table_size)
         measures = build_measures(config)
         decks = tuple(dict.fromkeys(m.deck for m in measures))
-        layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players)
         expansions = expansions_for(config)
+        blocks = tuple(block for ex in expansions for block in ex.action_blocks)
+        layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players, blocks)
         resolvers = {k: v for ex in expansions for k, v in ex.hotspot_resolvers.items()}
         sources = tuple(ex for ex in expansions if type(ex).modifiers is not Expansion.modifiers)
         got = (topo, build_catalogue(config), layout, measures, decks, expansions, resolvers, sources)
@@ -333,7 +334,8 @@ class Game:
         return mask
 
     def action_to_string(self, action: int) -> str:
-        return self.layout.to_string(operator.index(action))
+        """The canonical string of ``action`` (any action of the layout, legal or not)."""
+        return self.layout.to_string(action)
 
     def string_to_action(self, text: str) -> int:
         return self.layout.parse(text)
@@ -360,6 +362,8 @@ class Game:
 
     def apply(self, action: int) -> None:
         """Apply one legal action. An illegal or malformed action raises and changes nothing."""
+        if isinstance(action, bool):
+            raise IllegalActionError(f"an action must be an integer, got {action!r}")
         try:
             a = operator.index(action)
         except TypeError:

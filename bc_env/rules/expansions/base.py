@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..actions import Block
+
 if TYPE_CHECKING:
     from ..decisions import Resolution
     from ..effects import ActiveEffect, Effect
@@ -44,6 +46,8 @@ class Expansion:
     name: str = ""
     #: Hotspots with their own text (``TileSpec.special``) and how they resolve.
     hotspot_resolvers: dict[str, HotspotResolver] = {}
+    #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
+    action_blocks: tuple[Block, ...] = ()
 
     def modifiers(self, game: Game, effect: Effect) -> Iterable[ActiveEffect]:
         """A modifier source: records that modify ``effect`` besides the durations in force (e.g. objects

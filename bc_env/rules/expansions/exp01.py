@@ -24,6 +24,7 @@ from bisect import insort
 from typing import TYPE_CHECKING
 
 from .. import effects
+from ..actions import RESORT, Block
 from ..components import INVESTMENT_PROGRAM, LABOR_MARKET
 from ..effects import (
     ALL_MASK,
@@ -466,6 +467,8 @@ class Exp01(Expansion):
     EXP-01-06-04 (Restrictions): ECO does not alter Hotspot resolution)."""
 
     name = DECK
+    #: EXP-01-05-03/04: the Investment Program exchange into a resort (its "no" is the shared ``decline``).
+    action_blocks = (Block("exchange", RESORT),)
 
     def __init__(self, edition: str) -> None:
         self.hotspot_resolvers = {LABOR_MARKET: _labor_market_v13} if edition == "v1.3" else {}

@@ -12,6 +12,7 @@ from bisect import insort
 from typing import TYPE_CHECKING, Any
 
 from .. import effects
+from ..actions import MEASURE_BLOCKS
 from ..decisions import POLITICAL, Frame, Resolution
 from ..effects import Effect
 from .base import Expansion
@@ -56,6 +57,7 @@ class MeasureSystem(Expansion):
     """TakeMeasure / PlayMeasure (EXP-01-00-05, EXP-01-06-01, EXP-01-06-01 (v1.3)) and the Measure zones."""
 
     name = "measures"
+    action_blocks = MEASURE_BLOCKS
 
     def setup(self, game: Game) -> None:
         g = game
