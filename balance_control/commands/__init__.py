@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bench, match, play, replay, show, train, watch
+from . import bench, legend, match, play, replay, show, train, watch
 
-COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, train)
+COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, legend, train)
 
 __all__ = ["COMMANDS"]
