@@ -264,7 +264,7 @@ def play_match(
         by_seat: list[Policy] = [None] * n  # type: ignore[list-item]
         for e, entrant in enumerate(policies):
             if isinstance(entrant, str):
-                entrant = load(entrant, seed=(seed * 1_000_003 + i) * 16 + e)
+                entrant = load(entrant, seed=(seed * 1_000_003 + i) * 16 + e, config=cfg)
             by_seat[seat_of[e]] = entrant
         result = play_game(cfg, by_seat, seed + i)
         results.append(result)

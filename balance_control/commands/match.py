@@ -90,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
     names = bot_names(args.bots, config.players, "--bots")
     if args.games < 1:
         raise fail(f"--games must be >= 1, got {args.games}")
+    from policies import load
+
+    for name in sorted(set(names)):  # a bot that does not fit the rules stops the match before its first game
+        load(name, seed=0, config=config)
     writer = ReplayWriter(args.save_replay, config) if args.save_replay else None
     on_game = (lambda r: writer.write(r.seed, r.actions)) if writer is not None else None
     result = play_match(

@@ -138,7 +138,7 @@ def play_loop(
     bots: dict[int, Any] = {}
     others = [q for q in range(game.num_players) if q != seat]
     for q, name in zip(others, opponents):
-        bots[q] = load(name, seed=seed * 100 + q)
+        bots[q] = load(name, seed=seed * 100 + q, config=config)
     hinter: Any = None
     out(f"{config.name}, seed {seed}: you are P{seat}; " + ", ".join(f"P{q} {bots[q].name}" for q in others))
     out(COMMANDS_HELP)

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         bots = [shared] * game.num_players
     else:
         names = bot_names(args.bots, game.num_players, "--bots")
-        bots = [load(name, seed=args.seed * 100 + q) for q, name in enumerate(names)]
+        bots = [load(name, seed=args.seed * 100 + q, config=config) for q, name in enumerate(names)]
     actions: list[int] = []
     while not game.is_terminal():
         seat = game.current_player
