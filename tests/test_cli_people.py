@@ -125,20 +125,21 @@ def test_ctrl_c_in_match_exits_130(monkeypatch, capsys):
 
 
 def test_ctrl_c_in_a_real_process_is_a_clean_exit():
-    """SIGINT to a running ``match`` ends it with status 130 and no traceback."""
+    """SIGINT to ``play`` waiting for a move ends it with status 130, a short message and no traceback."""
     import signal
-    import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "balance_control", "match", "--games", "100000", "--bots", "random"],
+        [sys.executable, "-m", "balance_control", "play", "--config", "core-2p", "--opponents", "random"],
         cwd=ROOT,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(3)
+    first = proc.stdout.readline()  # the game has started: the process waits for input
+    assert "you are P0" in first
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
 
@@ -163,6 +164,7 @@ def test_train_without_the_extras_prints_an_install_hint(monkeypatch, capsys):
     rc = main(["train", "--config", "configs/train/tiny.toml"])
     err = capsys.readouterr().err
     assert rc == 2
+    assert err.startswith("balance-control: error: training needs the [train] extra") and err.count("\n") == 1
     assert "training needs the [train] extra" in err and "pip install -e '.[train]'" in err
     assert "Traceback" not in err
 

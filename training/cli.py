@@ -31,22 +31,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         cfg = TrainConfig.load(args.config).override(args.overrides)
     except TrainConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2
     try:
         from .train import RunDirError, train  # torch and sb3 are imported only here
     except ImportError as exc:
-        print(f"error: {missing_extra_hint(exc)}", file=sys.stderr)
+        print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
         return 2
     try:
         train(cfg, resume=args.resume, progress=False if args.no_progress else None)
     except (RunDirError, TrainConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:  # a training package imported late (e.g. tensorboard) is missing
-        print(f"error: {missing_extra_hint(exc)}", file=sys.stderr)
+        print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _prefix(args: argparse.Namespace) -> str:
+    """``balance-control: `` when run as ``balance-control train`` (its one-line error format), else nothing."""
+    prog = getattr(args, "error_prefix", None)
+    return f"{prog}: " if prog else ""
 
 
 def missing_extra_hint(exc: ImportError) -> str:
