@@ -243,14 +243,14 @@ class NeuralPolicy:
             raise PolicyFileError(f"{man}: not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise PolicyFileError(f"{man}: a manifest is a JSON object, got {type(data).__name__}")
-        if data.get("format") != FORMAT or data.get("version") != VERSION or isinstance(data.get("version"), bool):
+        if data.get("format") != FORMAT or type(data.get("version")) is not int or data["version"] != VERSION:
             raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest")
         name = data.get("name", path.name)
         if not isinstance(name, str) or not name:
             raise PolicyFileError(f"{man}: name must be a non-empty string, got {name!r}")
         self.name = name
         encoder_version = data.get("encoder_version")
-        if isinstance(encoder_version, bool) or encoder_version != ENCODER_VERSION:
+        if type(encoder_version) is not int or encoder_version != ENCODER_VERSION:
             raise PolicyFileError(
                 f"{man}: trained with encoder version {encoder_version!r}, this code has version {ENCODER_VERSION}"
             )
@@ -266,7 +266,7 @@ class NeuralPolicy:
         game_actions = Game.new(self.rules, 0).num_actions
         obs_size = int(encoder.size_total)
         layout = data.get("action_layout")
-        if not isinstance(layout, dict) or layout.get("version") != 1 or isinstance(layout.get("version"), bool):
+        if not isinstance(layout, dict) or type(layout.get("version")) is not int or layout["version"] != 1:
             raise PolicyFileError(f"{man}: action_layout must be an object with version 1 and num_actions")
         declared = _int_field(layout.get("num_actions"), f"{man}: action_layout.num_actions")
         if declared != game_actions:
