@@ -135,10 +135,13 @@ def test_ctrl_c_in_a_real_process_is_a_clean_exit():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell that runs the tests in the background ignores SIGINT, and children inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     first = proc.stdout.readline()  # the game has started: the process waits for input
     assert "you are P0" in first
     proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)  # before communicate(), which closes stdin (an end of input would end play too)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
