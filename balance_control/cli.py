@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _error(message: str) -> int:
     """Print the one-line error every command failure becomes (never a traceback) and give the exit status."""
-    print(f"balance-control: error: {message}", file=sys.stderr)
+    one_line = " ".join(message.split())  # a multi-line message still prints as one line
+    print(f"balance-control: error: {one_line}", file=sys.stderr)
     return 1
 
 

@@ -3,6 +3,10 @@
 ``policies.load(name_or_path)`` returns any bot: ``"random"``, ``"heuristic"``, ``"expert"``, a shipped trained bot
 (``"ppo-core-2p"``, ``"ppo-core-4p"``: files in ``policies/bots/``) or the path of an exported policy
 (``runs/<name>/policy`` with or without ``.npz``). Trained bots run on NumPy alone (no torch).
+
+``policies.load(name, seed=None, config=None)``: with ``config`` a trained bot is checked against those rules
+(``PolicyConfigError`` names both configurations); a broken bot file raises ``PolicyFileError``, an unknown name
+``UnknownPolicyError``; all three are ``bc_env.rules.BalanceControlError``.
 """
 
 from __future__ import annotations

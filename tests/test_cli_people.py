@@ -147,6 +147,18 @@ def test_ctrl_c_in_a_real_process_is_a_clean_exit():
     assert "Traceback" not in err and "interrupted" in err
 
 
+def test_a_multi_line_error_prints_as_one_line(monkeypatch, capsys):
+    from bc_env.rules import StateError
+
+    def broken(*_args):
+        raise StateError("first line\nsecond line")
+
+    monkeypatch.setattr("balance_control.commands.replay.load_replay", broken)
+    rc, _, err = _run(monkeypatch, capsys, ["replay", "x.json"])
+    assert rc == 1
+    _one_error_line(err, "first line second line")
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
