@@ -36,14 +36,15 @@ class OnnxPolicy:
             raise PolicyFileError(f"{man}: not valid JSON: {exc}") from None
         if data.get("format") != FORMAT or data.get("version") != VERSION or not isinstance(data.get("onnx"), dict):
             raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest with an 'onnx' entry")
-        from bc_env.encoding import ENCODER_VERSION, Encoder
+        from bc_env.encoding import Encoder, encoder_version
 
-        if data.get("encoder_version") != ENCODER_VERSION:
-            raise PolicyFileError(
-                f"{man}: exported with encoder version {data.get('encoder_version')}, this code has {ENCODER_VERSION}"
-            )
         self.name = str(data.get("name", path.name))
         self.rules = RulesConfig.from_dict(data["rules"])
+        expected = encoder_version(self.rules)
+        if data.get("encoder_version") != expected:
+            raise PolicyFileError(
+                f"{man}: exported with encoder version {data.get('encoder_version')}, this code has {expected}"
+            )
         self.num_actions = int(data["action_layout"]["num_actions"])
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads

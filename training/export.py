@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from bc_env.encoding import encoder_version
-from bc_env.rules import RulesConfig
+from bc_env.rules import BalanceControlError, RulesConfig
 from policies.neural import NeuralPolicy, save_arrays, save_policy
 from training.spatial import CELL_BLOCKS, GLOBAL_DIM, SpatialPolicy, spatial_arrays, spatial_parameters
 
@@ -114,6 +114,58 @@ def export_policy(
     layers = policy_layers(model)
     manifest["network"] = {"activation": activation, "hidden": [int(w.shape[0]) for w, _ in layers[:-1]]}
     return save_policy(path, layers, manifest)
+
+
+class ExportError(BalanceControlError):
+    """An SB3 model that cannot become a bot for these rules (the message names what does not fit)."""
+
+
+def export_sb3(
+    model: Any, path: str | Path, config: RulesConfig | str, *, name: str | None = None, check: bool = True
+) -> NeuralPolicy:
+    """One call from a trained SB3 / sb3-contrib model to a bot: ``<path>.npz`` + ``<path>.json``, loadable with
+    ``policies.load(path)`` and playable on NumPy alone (no torch).
+
+    ``model`` is a ``MaskablePPO`` (or ``PPO``) trained on ``SingleAgentEnv(config)`` with the flat observation
+    (``"MlpPolicy"`` with tanh or ReLU) or this project's spatial network (``training/spatial.py``). The model's
+    observation and action spaces must be those of ``config``, else :class:`ExportError` names the difference
+    before anything is written. With ``check`` (default) the exported bot's logits are compared with the torch
+    policy's on a few positions. Returns the loaded bot.
+    """
+    from bc_env.encoding import Encoder
+    from bc_env.rules import Game
+
+    rules = RulesConfig.resolve(config)
+    encoder = Encoder(rules)
+    num_actions = Game.new(rules, 0).num_actions
+    spatial = isinstance(model.policy, SpatialPolicy)
+    space_n = getattr(model.action_space, "n", None)
+    if space_n != num_actions:
+        raise ExportError(f"the model has {space_n} actions, {rules.name} has {num_actions}")
+    shape = getattr(model.observation_space, "shape", None)
+    if not spatial and shape != (encoder.size_total,):
+        raise ExportError(
+            f"the model's observation has shape {shape}, the flat observation of {rules.name} has "
+            f"({encoder.size_total},) (train on SingleAgentEnv({rules.name!r}) with obs_format='flat')"
+        )
+    activations = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    activation_fn = getattr(model.policy, "activation_fn", None)
+    if activation_fn not in activations:
+        raise ExportError(f"the model's activation {activation_fn!r} is not supported (tanh or ReLU)")
+    name = name or Path(path).with_suffix("").name
+    provenance = {"exported_with": "training.export.export_sb3", "algorithm": type(model).__name__}
+    out = export_policy(
+        model, path, name=name, rules=rules, activation=activations[activation_fn], provenance=provenance
+    )
+    bot = NeuralPolicy(out, config=rules)
+    if check:
+        game = Game.new(rules, 0)
+        for _ in range(3):
+            obs = encoder.encode(game, game.current_player)
+            if not np.allclose(bot.logits(obs), torch_logits(model, obs)[0], atol=1e-4, rtol=1e-4):
+                raise ExportError(f"the exported bot's logits differ from the model's at {path}")
+            game.apply(game.legal_actions()[0])
+    return bot
 
 
 def parent_provenance(policy: NeuralPolicy, source: str) -> dict[str, Any]:

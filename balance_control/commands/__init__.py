@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bench, match, play, replay, serve, show, train, watch
+from . import bench, legend, match, play, replay, serve, show, train, watch
 
-COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, train, serve)
+COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, legend, train, serve)
 
 __all__ = ["COMMANDS"]
