@@ -236,10 +236,13 @@ def lobbyist_owner(g: Game, cell: int) -> int:
 
 
 def totals(g: Game, cell: int, tile_at: list[int] | None = None) -> list[int]:
-    """CORE-01-05-03A, -04, BC-11: physical Influence plus +1 per adjacent owned Lobbyist."""
+    """CORE-01-05-03A, -04, BC-11: physical Influence plus +1 per adjacent owned Lobbyist; a Lobbyist counts its
+    physical Influence only (RULINGS R13)."""
     n = g.num_players
     tot = g.infl[cell * n : cell * n + n]
     tiles = g.tile_at if tile_at is None else tile_at
+    if tiles[cell] >= 0 and g.catalogue[tiles[cell]].kind == LOBBYIST:
+        return tot
     for nb in g.topo.neighbors[cell]:
         t = tiles[nb]
         if t >= 0 and g.catalogue[t].kind == LOBBYIST:

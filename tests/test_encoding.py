@@ -163,7 +163,7 @@ def test_CORE_01_05_board_planes_are_seat_relative_for_observer_1():
     # Totals on (8,7) are 2 (seat 1) vs 1 + 1 virtual (seat 2): a tie, nobody controls (CORE-01-05-02,
     # CORE-01-05-03A); without the Lobbyist seat 1 would.
     assert [v["control"][k][_at(8, 7)] for k in range(4)] == [0, 0, 0, 0]
-    # The Lobbyist itself is controlled by seat 2 (BC-11): relative player 1.
+    # The Lobbyist itself is controlled by seat 2, its owner (R13, BC-11): relative player 1.
     assert [v["control"][k][_at(8, 8)] for k in range(4)] == [0, 1, 0, 0]
     # The Grassroots at (7,8) has seat 0's Influence and seat 2's Lobbyist next to it: a 1-1 tie, no control.
     assert [v["influence"][k][_at(7, 8)] for k in range(4)] == pytest.approx([0, 0, 0, 1 / cap])
@@ -296,11 +296,12 @@ def test_encoder_rejects_a_game_of_another_configuration():
 # ---------------------------------------------------------------------------- the core encoding, bit for bit
 
 # sha256 prefixes of every encoding along one random game per core preset, made with encoder version 2 (version 1
-# plus the game-clock views). Any change of the core encoding must bump ENCODER_VERSION and these digests.
+# plus the game-clock views). Any change of the core encoding's layout must bump ENCODER_VERSION and these digests;
+# a rule fix changes only values (the R13 fix of Lobbyist control changed the core-4p walk, BC-11).
 CORE_DIGESTS = {
     ("core-2p", 1): "3751628ba5016382",
     ("core-3p", 1): "d155d79af6e8ea53",
-    ("core-4p", 1): "a4efa492383e3c5d",
+    ("core-4p", 1): "65f0cfced4045136",  # a4efa492383e3c5d before the R13 fix of Lobbyist control (BC-11)
     ("core-4p-hex", 1): "661b028573df03fe",
     ("core-4p-variants", 1): "34a2219d5297f2c9",
     ("core-5p", 1): "1943f6c50dede06a",

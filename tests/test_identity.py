@@ -2,7 +2,9 @@
 
 ``tests/fixtures/identity.json`` was recorded with the engine before the redesign (``tools/make_identity.py``): the
 encodings of one seeded random game per preset (core and EXP-01) and the actions the shipped and built-in bots
-choose in seeded games. The goldens and perft fixtures cover the rules; this covers encoder and bots.
+choose in seeded games. The goldens and perft fixtures cover the rules; this covers encoder and bots. It was
+re-recorded once, for the one intended change since: the RULINGS R13 fix of a Lobbyist tile's own control
+(docs/rulings.md BC-11), which changes the control and lobbyist planes where a Lobbyist touches an owned one.
 """
 
 from __future__ import annotations

@@ -90,19 +90,22 @@ def test_R13_bc11_lobbyist_next_to_lobbyist():
     l1, l2, res = cell(game, D3), cell(game, EAST), cell(game, NORTH)
     # R13: ownership counts physical Influence only, so each Lobbyist keeps its owner.
     assert game.lobbyist_owner(l1) == 0 and game.lobbyist_owner(l2) == 1
-    # BC-11: control of a Lobbyist tile itself counts the neighbouring owned Lobbyists.
-    assert game.totals(l1) == [1, 1] and game.controller(l1) == -1
-    assert game.totals(l2) == [1, 1] and game.controller(l2) == -1
+    # R13, BC-11: virtual Influence never counts towards a Lobbyist itself, so each controls its own tile.
+    assert game.totals(l1) == [1, 0] and game.controller(l1) == 0
+    assert game.totals(l2) == [0, 1] and game.controller(l2) == 1
     assert game.totals(res) == [1, 0] and game.controller(res) == 0  # 3,1 touches L1 only (square)
 
 
-def test_bc11_lobbyist_control_with_more_physical_influence():
+def test_R13_bc11_lobbyist_control_counts_physical_influence_only():
+    """RULINGS R13: a neighbouring Lobbyist's +1 does not count on a Lobbyist; a physical tie is no control."""
     pos = Position(cfg("core-2p", table_size=5))
     pos.put(D3, "Lobbyist", influence=[1, 0])
     pos.put(EAST, "Lobbyist", influence=[0, 2])
+    pos.put(NORTH, "Lobbyist", influence=[1, 1])  # next to L1 (P0 owns it): still a tie, nobody controls
     game = pos.game()
-    assert game.totals(cell(game, EAST)) == [1, 2] and game.controller(cell(game, EAST)) == 1
-    assert game.totals(cell(game, D3)) == [1, 1] and game.controller(cell(game, D3)) == -1
+    assert game.totals(cell(game, EAST)) == [0, 2] and game.controller(cell(game, EAST)) == 1
+    assert game.totals(cell(game, D3)) == [1, 0] and game.controller(cell(game, D3)) == 0
+    assert game.totals(cell(game, NORTH)) == [1, 1] and game.controller(cell(game, NORTH)) == -1
 
 
 def test_CORE_01_05_03_control_updates_at_once_after_a_move():

@@ -514,10 +514,14 @@ class Game:
     def totals(self, cell: int) -> list[int]:
         # CORE-01-05-03: control is derived from the current Influence whenever asked, so it is always up to
         # date after any Influence movement. CORE-01-05-05/06 (R13): Lobbyists add to these totals only.
-        """computeMajority's totalInfluence (CORE-01-05-03A, -04): physical + owned Lobbyists (BC-11)."""
+        """computeMajority's totalInfluence (CORE-01-05-03A, -04): physical + owned adjacent Lobbyists; on a
+        Lobbyist itself physical Influence only (RULINGS R13: virtual Influence never counts towards a Lobbyist,
+        docs/rulings.md BC-11)."""
         p = self.num_players
         tot = self.infl[cell * p : cell * p + p]
         kind_at = self.kind_at
+        if kind_at[cell] == LOBBYIST:
+            return tot
         for nb in self.topo.neighbors[cell]:
             if kind_at[nb] == LOBBYIST:
                 owner = self.lobbyist_owner(nb)
