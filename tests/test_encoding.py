@@ -131,7 +131,8 @@ def _position(phase: str = "political", active: int = 2, pending: dict | None = 
     totals = [sum(r[i] for r in resources) for i in range(3)]
     d["bank"] = {"DOM": -totals[0] - 1, "FOR": -totals[1], "INF": -totals[2]}
     d["noise"] = {"DOM": 1, "FOR": 0, "INF": 0}
-    d["round"], d["turns_in_round"], d["turn"] = 3, 3, 11
+    in_round = (active - 3) % 4  # the active player's turn of round 3 from start player 3 (RULINGS R6)
+    d["round"], d["turns_in_round"], d["turn"] = 3, in_round, 8 + in_round
     d["start_player"], d["active"], d["phase"] = 3, active, phase
     d["pending"] = pending
     d["events"] = []

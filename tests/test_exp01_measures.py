@@ -192,14 +192,13 @@ def test_EXP_01_06_M04_03_standalone_subsidy_reduction_is_permanent():
 
 def test_EXP_01_06_M04_05_printed_value_floor_then_doubling_bc22():
     sc = _settlement_scenario(M["M02"], ECO=1, FOR=1)
-    sc.effect(M["M04"], 1, "permanent", cell=C(9, 7))
-    sc.effect(M["M04"], 1, "permanent", cell=C(9, 7))
+    # Both plays of the card (EXP-01-06-15: at most two effects of it can be in force).
     sc.effect(M["M04"], 1, "permanent", cell=C(9, 7))
     sc.effect(M["M04"], 1, "permanent", cell=C(8, 7))
     game = sc.game()
     act(game, "play EXP-01-M02", "target 8,7")
     assert produced(game, C(8, 7))[-1]["share"] == 2  # (2 - 1) * 2: printed value first, then doubling
-    assert not produced(game, C(9, 7))  # printed value 2 - 3 floors at 0 (EXP-01-06-M04-05)
+    assert produced(game, C(9, 7))[-1]["share"] == 1  # ECO-W2 printed 2 - 1 (EXP-01-06-M04-04/05)
 
 
 def test_bc25_EXP_01_08_M04_04_v13_subsidy_reduction_this_settlement_only():

@@ -173,6 +173,7 @@ def test_R5_bc06_a_hotspot_resolves_only_once():
     pos.put("4,2", "Hotspot", influence=[1, 0], resolved=True)
     pos.put("4,1", "Committee")
     pos.put("2,3", "Committee")
+    pos.put("3,3", "Committee")  # connects 3,4 to the Start Committee (CORE-01-04-05)
     pos.put("3,4", "Committee")
     pos.put("4,4", "Hotspot", influence=[0, 1])
     pos.drawn("DOM-W2")

@@ -138,6 +138,9 @@ class Modifier:
     #: Whether, for political kinds, the answer depends on the ContextTile or the targeted player (else one
     #: check per decision serves every tile / target).
     tile_sensitive: bool = False
+    #: The keys an ActiveEffect of this handler may carry in its data (checked when a state is loaded): ``cell``
+    #: (a Board cell), ``target`` / ``player`` (a player), ``turn`` (a past turn), ``used`` (a usage flag).
+    data_keys: frozenset[str] = frozenset()
     #: Where the extra cost slots it adds come from (``SOURCES``): exemptions name a source (e.g. a Climate
     #: exemption waives "climate" slots only, RULINGS R55), and "imposed by a Measure" (EXP-01-08-M10-05) means
     #: the sources in ``MEASURE_SOURCES``.

@@ -131,6 +131,55 @@ def _pending_to_json(g: Game, top: Frame | None) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------------- reading
 
 
+#: The keys of a state object and of its parts (``measures`` only with an expansion). A key that is not listed is
+#: refused: a misspelled key would otherwise load silently as a different game.
+TOP_KEYS = frozenset(("schema", "version", "config", "rng", "round", "turns_in_round", "turn", "start_player", "active",
+                      "phase", "drawn_tile", "draw_pile", "discard", "board", "players", "bank", "noise", "pending",
+                      "active_effects", "events"))  # fmt: skip
+PLAYER_KEYS = frozenset(("supply", "starting", "created", "deployed", "resources", "start_committee_used"))
+BOARD_KEYS = frozenset(("cell", "tile", "influence"))
+EFFECT_KEYS = frozenset(("id", "owner", "until", "from_round", "data"))
+MEASURES_KEYS = frozenset(("decks", "hands", "play_counts", "last_play_round", "additional_action"))
+DECK_KEYS = frozenset(("draw_pile", "open", "recycle_pile", "final_discard"))
+#: Bounds on what a state may hold beyond what the components allow: events in the log, nesting inside an
+#: event, characters of the RNG state.
+MAX_EVENTS = 100_000
+MAX_EVENT_DEPTH = 4
+MAX_RNG_CHARS = 64
+
+
+def _keys(d: Any, where: str, allowed: frozenset[str], optional: frozenset[str] = frozenset()) -> None:
+    """``d`` is an object with exactly the keys ``allowed`` (plus any of ``optional``)."""
+    if not isinstance(d, dict):
+        raise StateError(f"{where} must be an object, got {type(d).__name__}")
+    unknown = sorted(repr(k) for k in d if k not in allowed and k not in optional)
+    if unknown:
+        known = ", ".join(sorted(allowed | optional)) or "none"
+        raise StateError(f"{where} has unknown key(s) {', '.join(unknown)}; allowed: {known}")
+    missing = sorted(allowed - set(d))
+    if missing:
+        raise StateError(f"{where}.{missing[0]} is missing")
+
+
+def _plain(value: Any, where: str, depth: int = 0) -> None:
+    """An event's value: JSON scalars, lists and objects nested at most MAX_EVENT_DEPTH deep."""
+    if depth > MAX_EVENT_DEPTH:
+        raise StateError(f"{where} is nested deeper than {MAX_EVENT_DEPTH} levels")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            _plain(v, f"{where}[{i}]", depth + 1)
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise StateError(f"{where} has a non-string key {k!r}")
+            _plain(v, f"{where}.{k}", depth + 1)
+        return
+    raise StateError(f"{where} must be JSON data, got {type(value).__name__}")
+
+
 def _get(d: dict[str, Any], key: str, where: str) -> Any:
     if not isinstance(d, dict):
         raise StateError(f"{where} must be an object, got {type(d).__name__}")
@@ -185,6 +234,9 @@ def _cell(topo: Any, text: Any, where: str) -> int:
 
 
 def game_from_dict(data: Any) -> Game:
+    """Read and validate a state (docs/state-schema.md): every key, type, range and count; the counters against
+    each other and the Board; conservation of every object (CORE-01-00-01). Raises StateError naming the first
+    problem; never returns a game that breaks a rule's invariant."""
     if not isinstance(data, dict):
         raise StateError(f"a game state must be a JSON object, got {type(data).__name__}")
     if data.get("schema") != SCHEMA:
@@ -203,24 +255,40 @@ def game_from_dict(data: Any) -> Game:
         raise StateError(f"state.config: {exc}") from None
     topo, resorts, cat = g.topo, config.resorts, g.catalogue
     np_, nr = g.num_players, g.num_resorts
+    _keys(data, "state", TOP_KEYS, frozenset(("measures",)) if g.measures else frozenset())
 
     rng_text = _get(data, "rng", "state")
     try:
+        if not isinstance(rng_text, str) or len(rng_text) > MAX_RNG_CHARS:
+            raise ValueError(rng_text)
         g.rng = Rng.from_json(rng_text)
     except (TypeError, ValueError):
         raise StateError(f"state.rng must be a hex string like '0x1234', got {rng_text!r}") from None
 
-    g.round = _int(data, "round", "state", 1)
+    # Counters: each turn draws and places one tile (CORE-01-04-04/05), so the turn count is bounded by the
+    # tiles; a round is one turn per player (CORE-01-07-01) from the start player on (RULINGS R6).
+    n_tiles = len(cat)
+    max_round = (n_tiles - 1) // np_ + 2
+    g.round = _int(data, "round", "state", 1, max_round)
     g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_ - 1)
-    g.turn = _int(data, "turn", "state", 0)
+    g.turn = _int(data, "turn", "state", 0, n_tiles - 1)
     g.start_player = _int(data, "start_player", "state", 0, np_ - 1)
     g.active = _int(data, "active", "state", 0, np_ - 1)
     phase = _get(data, "phase", "state")
     if phase not in PHASE_NAMES:
         raise StateError(f"state.phase must be one of {', '.join(PHASE_NAMES)}, got {phase!r}")
+    if g.turn != (g.round - 1) * np_ + g.turns_in_round:
+        raise StateError(
+            f"state.turn = {g.turn} does not match round {g.round} and turns_in_round {g.turns_in_round} "
+            f"with {np_} players (CORE-01-07-01)"
+        )
+    if g.active != (g.start_player + g.turns_in_round) % np_:
+        raise StateError(
+            f"state.active = {g.active} is not the player whose turn it is after {g.turns_in_round} turn(s) of this "
+            f"round from start player {g.start_player} (RULINGS R6)"
+        )
 
     # Tiles: every tile in exactly one zone (CORE-01-00-01, -05, -06).
-    n_tiles = len(cat)
     seen: dict[int, str] = {}
 
     def claim(t: Any, zone: str) -> int:
@@ -240,6 +308,9 @@ def game_from_dict(data: Any) -> Game:
 
     for i, entry in enumerate(_list(data, "board", "state")):
         where = f"state.board[{i}]"
+        hotspot = isinstance(entry, dict) and type(entry.get("tile")) is int and 0 <= entry["tile"] < n_tiles
+        hotspot = hotspot and cat[entry["tile"]].kind == HOTSPOT
+        _keys(entry, where, BOARD_KEYS | ({"resolved"} if hotspot else frozenset()))
         c = _cell(topo, _get(entry, "cell", where), f"{where}.cell")
         if g.tile_at[c] >= 0:
             raise StateError(f"{where}: cell {topo.label(c)} holds two tiles")
@@ -259,18 +330,18 @@ def game_from_dict(data: Any) -> Game:
     if g.tile_at[topo.centre] != 0:
         raise StateError(f"the Start Committee (tile 0) must be at the centre {topo.label(topo.centre)}")
     g._rebuild_board_indexes()
-    if g.board and any(c != topo.centre and not any(g.tile_at[nb] >= 0 for nb in topo.neighbors[c]) for c in g.board):
-        raise StateError("state.board: every tile must be adjacent to another Board tile (CORE-01-04-05)")
+    _check_board(g)
 
     players = _list(data, "players", "state")
     if len(players) != np_:
         raise StateError(f"state.players must list {np_} players, got {len(players)}")
     for p, pd in enumerate(players):
         where = f"state.players[{p}]"
-        g.supply[p] = _int(pd, "supply", where)
-        g.starting[p] = _int(pd, "starting", where)
-        g.created[p] = _int(pd, "created", where)
-        g.deployed[p] = _int(pd, "deployed", where)
+        _keys(pd, where, PLAYER_KEYS)
+        g.supply[p] = _int(pd, "supply", where, 0, g.cap)
+        g.starting[p] = _int(pd, "starting", where, 0, g.cap)
+        g.created[p] = _int(pd, "created", where, 0, g.cap)
+        g.deployed[p] = _int(pd, "deployed", where, 0, g.cap)
         g.res[p * nr : p * nr + nr] = _resort_map(pd, "resources", where, resorts, False)
         g.start_used[p] = _bool(pd, "start_committee_used", where)
         g.on_board[p] = sum(g.infl[c * np_ + p] for c in g.board)
@@ -281,6 +352,11 @@ def game_from_dict(data: Any) -> Game:
             )
         if g.supply[p] + g.on_board[p] > g.cap:
             raise StateError(f"{where}: {g.supply[p] + g.on_board[p]} Influence exceeds the cap {g.cap} (R12)")
+        if g.starting[p] > config.starting_influence:
+            raise StateError(
+                f"{where}.starting = {g.starting[p]} exceeds the Starting Influence {config.starting_influence} "
+                "(CORE-01-03-04..06, ADD56-01-02)"
+            )
     finite = config.bank_stock is not None
     g.bank = _resort_map(data, "bank", "state", resorts, not finite)
     g.noise = _resort_map(data, "noise", "state", resorts, False)
@@ -292,27 +368,17 @@ def game_from_dict(data: Any) -> Game:
                 f"{config.bank_stock or 0} (CORE-01-00-01; with an unlimited Bank, bank is the net balance)"
             )
 
-    effects_raw = _list(data, "active_effects", "state")
-    try:
-        g.active_effects = [ActiveEffect.from_dict(e) for e in effects_raw]
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise StateError(f"state.active_effects: malformed entry ({exc})") from None
-    for i, a in enumerate(g.active_effects):
-        if a.until not in effects.TIMINGS:
-            raise StateError(f"state.active_effects[{i}].until must be one of {', '.join(effects.TIMINGS)}")
-        if a.id not in effects.MODIFIERS:
-            raise StateError(f"state.active_effects[{i}].id {a.id!r} names no known effect")
-        if not 0 <= a.owner < np_:
-            raise StateError(f"state.active_effects[{i}].owner must be a player 0..{np_ - 1}")
-
     if g.measures:
         _read_measures(g, _get(data, "measures", "state"), phase)
-    elif "measures" in data:
-        raise StateError("state.measures exists only when an expansion is active")
+    g.active_effects = _read_effects(g, _list(data, "active_effects", "state"))
 
     events = _list(data, "events", "state")
-    if not all(isinstance(e, dict) for e in events):
-        raise StateError("state.events must be a list of objects")
+    if len(events) > MAX_EVENTS:
+        raise StateError(f"state.events holds {len(events)} events, more than {MAX_EVENTS}")
+    for i, e in enumerate(events):
+        if not isinstance(e, dict) or not isinstance(e.get("type"), str) or not isinstance(e.get("rule"), str):
+            raise StateError(f"state.events[{i}] must be an object with a string 'type' and 'rule'")
+        _plain(e, f"state.events[{i}]")
     g.events = [dict(e) for e in events]
 
     _read_pending(g, phase, data.get("pending"))
@@ -324,9 +390,82 @@ def game_from_dict(data: Any) -> Game:
     return g
 
 
+def _check_board(g: Game) -> None:
+    """The Board grew one connected tile at a time from the Start Committee (CORE-01-03-01, CORE-01-04-05); a fully
+    surrounded Hotspot has resolved (RULINGS R5, docs/rulings.md BC-06). Facts that only a history explains (how
+    many tiles per turn, a Hotspot marked resolved while still open, deployed vs. the Influence on the Board) are
+    not tied to the counters, so that hand-built positions need no invented history."""
+    topo = g.topo
+    reached = {topo.centre}
+    todo = [topo.centre]
+    while todo:
+        c = todo.pop()
+        for nb in topo.neighbors[c]:
+            if g.tile_at[nb] >= 0 and nb not in reached:
+                reached.add(nb)
+                todo.append(nb)
+    if len(reached) != len(g.board):
+        island = sorted(set(g.board) - reached)
+        raise StateError(
+            f"state.board: tile(s) at {', '.join(topo.label(c) for c in island[:5])} are not connected to the Start "
+            "Committee (CORE-01-04-05)"
+        )
+    for c in g.board:
+        if g.kind_at[c] == HOTSPOT and not g.resolved[c] and all(g.tile_at[nb] >= 0 for nb in topo.neighbors[c]):
+            raise StateError(
+                f"state.board: the Hotspot at {topo.label(c)} is fully surrounded but not resolved (it resolves the "
+                "first time it is fully surrounded, RULINGS R5)"
+            )
+
+
+def _read_effects(g: Game, raw: list[Any]) -> list[ActiveEffect]:
+    """The durations in force: known ids with their handler's data keys, owners and players in range, cells on
+    the Board, and never more copies of a Measure's effect than the card has been played (EXP-01-06-11)."""
+    np_ = g.num_players
+    out = []
+    per_card: dict[str, int] = {}
+    card_index = {m.key: k for k, m in enumerate(g.measures)}
+    for i, e in enumerate(raw):
+        where = f"state.active_effects[{i}]"
+        _keys(e, where, EFFECT_KEYS)
+        key = e["id"]
+        if not isinstance(key, str) or key not in effects.MODIFIERS:
+            raise StateError(f"{where}.id {key!r} names no known effect")
+        if e["until"] not in effects.TIMINGS:
+            raise StateError(f"{where}.until must be one of {', '.join(effects.TIMINGS)}, got {e['until']!r}")
+        owner = _int(e, "owner", where, 0, np_ - 1)
+        from_round = _int(e, "from_round", where, 0, g.round + 1)
+        data = e["data"]
+        handler = effects.MODIFIERS[key]
+        _keys(data, f"{where}.data", frozenset(), handler.data_keys)
+        for name, value in data.items():
+            dw = f"{where}.data.{name}"
+            if name == "cell":
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < g.topo.num_cells:
+                    raise StateError(f"{dw} must be a cell number, got {value!r}")
+                if g.tile_at[value] < 0:
+                    raise StateError(f"{dw} = {value} is not a Board tile")
+            elif name in ("target", "player"):
+                _int(data, name, f"{where}.data", 0, np_ - 1)
+            elif name == "turn":
+                _int(data, name, f"{where}.data", 0, g.turn)
+            elif name == "used":
+                _bool(data, name, f"{where}.data")
+        if key in card_index:
+            per_card[key] = per_card.get(key, 0) + 1
+            if per_card[key] > MAX_PLAYS:
+                raise StateError(
+                    f"{where}: {per_card[key]} effects of {key} in force, but a Measure resolves at most {MAX_PLAYS} "
+                    "times per game (EXP-01-06-15)"
+                )
+        out.append(ActiveEffect(key, owner, e["until"], from_round, tuple(sorted(data.items()))))
+    return out
+
+
 def _read_measures(g: Game, m: Any, phase: str) -> None:
     """The Measure zones: every card in exactly one zone, hand limit, counters (EXP-01-06-02..19)."""
     where = "state.measures"
+    _keys(m, where, MEASURES_KEYS)
     keys = {spec.key: k for k, spec in enumerate(g.measures)}
     seen: dict[int, str] = {}
 
@@ -352,6 +491,7 @@ def _read_measures(g: Game, m: Any, phase: str) -> None:
     for d, deck in enumerate(g.decks):
         dw = f"{where}.decks.{deck}"
         zones = decks[deck]
+        _keys(zones, dw, DECK_KEYS)
         g.m_draw[d] = cards(_get(zones, "draw_pile", dw), f"{dw}.draw_pile", deck)
         g.m_open[d] = sorted(cards(_get(zones, "open", dw), f"{dw}.open", deck))
         g.m_recycle[d] = cards(_get(zones, "recycle_pile", dw), f"{dw}.recycle_pile", deck)
@@ -411,6 +551,24 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
             g.stack = [POLITICAL[g.active]]
         return
     kind = _get(pend, "kind", "state.pending")
+    allowed = {"kind"}
+    if phase == "move_to":
+        allowed.add("from")
+    elif phase == "target":
+        allowed.add("card")
+    else:
+        allowed |= {"tile", "paid"}
+        if kind == "move":
+            allowed.add("from")
+        if kind in ("take", "play"):
+            allowed.add("card")
+        if kind == "play":
+            allowed.add("target")
+        if kind in ("formalize", "convert") and phase == "exchange":
+            allowed.add("gain")
+        if kind in ("formalize", "convert") and phase == "pay" and "exchange" in pend:
+            allowed |= {"gain", "exchange"}
+    _keys(pend, "state.pending", frozenset(allowed))
     if phase == "move_to":
         if kind != "move":
             raise StateError(f"state.pending.kind must be 'move' in phase 'move_to', got {kind!r}")

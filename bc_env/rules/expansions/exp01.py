@@ -150,6 +150,7 @@ class _Measure(Modifier):
 class BudgetCompromise(_Measure):
     """M01: the targeted Hotspot does not resolve this round (EXP-01-06-M01-04 / EXP-01-08-M01-05, BC-23)."""
 
+    data_keys = frozenset(("cell",))
     kinds = frozenset(("hotspot",))
 
     def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
@@ -159,6 +160,7 @@ class BudgetCompromise(_Measure):
 class EconomicStimulus(_Measure):
     """M02: double the printed value this Round Settlement (EXP-01-06-M02-04/05 / EXP-01-08-M02-05)."""
 
+    data_keys = frozenset(("cell",))
     kinds = frozenset(("production",))
 
     def stage(self, active: ActiveEffect) -> int:
@@ -185,6 +187,7 @@ class SubsidyReduction(_Measure):
     """M04. Standalone: the targeted tile's printed value -1 for good, floor 0 (EXP-01-06-M04-03..05);
     v1.3: its production -1 during this Round Settlement, floor 0 (EXP-01-08-M04-04/05)."""
 
+    data_keys = frozenset(("cell",))
     kinds = frozenset(("production",))
 
     def stage(self, active: ActiveEffect) -> int:
@@ -197,6 +200,7 @@ class SubsidyReduction(_Measure):
 class LocationDebate(_Measure):
     """M05: the tile's production -1 this Round Settlement, floor 0 (EXP-01-06-M05-04/05 / EXP-01-08-M05-05)."""
 
+    data_keys = frozenset(("cell",))
     kinds = frozenset(("production",))
 
     def output(self, game: Game, active: ActiveEffect, effect: Effect, amount: int) -> int:
@@ -208,6 +212,7 @@ class BudgetDeficit(_Measure):
     (EXP-01-06-M06-04/05 / EXP-01-08-M06-05); consumed by that attempt (EXP-01-06-M06-07 / EXP-01-08-M06-07,
     effects.consume). Unpayable actions are not offered (EXP-01-06-M06-06 / EXP-01-08-M06-06, BC-26)."""
 
+    data_keys = frozenset(("target",))
     kinds = POLITICAL_KINDS
 
     def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
@@ -234,6 +239,7 @@ class EconomicCouncil(_Measure):
     different non-ECO resorts (EXP-01-06-M08-04..07) / treat 1 non-ECO Resource as ECO (EXP-01-08-M08-04).
     docs/rulings.md BC-28: the window lasts until the end of the owner's next turn."""
 
+    data_keys = frozenset(("player", "turn", "used"))
     kinds = POLITICAL_KINDS
 
     def substitutes(
@@ -267,6 +273,7 @@ class InvestmentFreeze(_Measure):
     do not apply, so the target cannot play them (EXP-01-06-M09-04 / EXP-01-08-M09-05); production itself
     is unaffected (EXP-01-06-M09-05)."""
 
+    data_keys = frozenset(("player", "turn"))
     kinds = frozenset(("play",))
 
     def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
@@ -287,6 +294,7 @@ class SupplementalBudget(_Measure):
     (EXP-01-09-03). In an EXP-01-only game this pays the same Resources as the standard cost (BC-30).
     """
 
+    data_keys = frozenset(("player", "turn"))
     kinds = POLITICAL_KINDS
 
     def substitutes(
