@@ -176,3 +176,15 @@ def test_rllib_export_is_the_learners_policy_and_plays_through_policies_load(tin
     assert result is not None
     match = play_match("core-2p", [str(cfg.run_dir / "policy"), "random"], games=2, seed=1)
     assert match.entrants[0].games == 2
+
+
+def test_train_command_with_backend_rllib_reports_config_errors_cleanly(capsys, tmp_path):
+    from training.cli import main
+
+    # The shipped 2-player config trains the spatial network with behaviour cloning: sb3 only.
+    assert main(["--config", "configs/train/ppo-core-2p.toml", "--backend", "rllib", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: backend 'rllib' trains the mlp network only") and "Traceback" not in err
+    args = ["--config", TINY, "--backend", "rllib", "--set", "bc_games=0", "--set", f'runs_dir="{tmp_path}"']
+    assert main([*args, "--resume"]) == 2
+    assert "cannot resume" in capsys.readouterr().err

@@ -257,6 +257,9 @@ class Run:
             "episode_return_mean": runners.get("episode_return_mean"),
             "module_episode_returns_mean": runners.get("module_episode_returns_mean"),
         }
+        for name, seconds in result.get("timers", {}).items():  # where the time goes: sampling, learning, syncing
+            if not isinstance(seconds, dict):
+                row[f"timers/{name}"] = _scalar(seconds)
         for mid, stats in result.get("learners", {}).items():
             if mid in self.ids:
                 for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
