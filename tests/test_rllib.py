@@ -188,3 +188,35 @@ def test_train_command_with_backend_rllib_reports_config_errors_cleanly(capsys, 
     args = ["--config", TINY, "--backend", "rllib", "--set", "bc_games=0", "--set", f'runs_dir="{tmp_path}"']
     assert main([*args, "--resume"]) == 2
     assert "cannot resume" in capsys.readouterr().err
+
+
+def test_per_seat_policies_map_each_seat_to_its_own_module():
+    from training.rllib.algo import build_config
+
+    cfg = TrainConfig.load(TINY).override(['backend="rllib"', "bc_games=0", 'rllib.policies="per_seat"'])
+    config = build_config(cfg, RulesConfig.resolve("core-4p"))
+    assert sorted(config.policies) == ["seat_0", "seat_1", "seat_2", "seat_3"]
+    assert [config.policy_mapping_fn(f"player_{i}", None) for i in range(4)] == ["seat_0", "seat_1", "seat_2", "seat_3"]
+    shared = build_config(cfg.override(['rllib.policies="shared"']), RulesConfig.resolve("core-4p"))
+    assert sorted(shared.policies) == ["main"] and shared.policy_mapping_fn("player_3", None) == "main"
+    assert config.train_batch_size_per_learner == cfg.ppo.n_steps * cfg.n_envs
+    assert (config.minibatch_size, config.num_epochs, config.clip_param) == (64, 1, cfg.ppo.clip_range)
+
+
+def test_init_policy_starts_the_module_from_an_exported_policy(tiny_run):
+    from training.rllib.module import MaskedMLPModule
+
+    cfg, *_ = tiny_run
+    path = str(cfg.run_dir / "policy")
+    env = _env()
+    space, actions = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    model_config = {"hidden": list(cfg.net_arch), "activation": cfg.activation, "init_policy": path}
+    module = MaskedMLPModule(observation_space=space, action_space=actions, model_config=model_config)
+    obs, _ = env.reset(seed=9)
+    (_, o), *_ = obs.items()
+    batch = {"obs": {k: torch.as_tensor(v[None]) for k, v in o.items()}}
+    logits = module.forward_inference(batch)["action_dist_inputs"][0].numpy()
+    mask = o["action_mask"].astype(bool)
+    np.testing.assert_allclose(logits[mask], NeuralPolicy(path).logits(o["observation"])[mask], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="layer 0"):
+        MaskedMLPModule(observation_space=space, action_space=actions, model_config={**model_config, "hidden": [16]})

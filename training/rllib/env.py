@@ -78,6 +78,8 @@ class BalanceControlMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
+        worker = int(getattr(config, "worker_index", 0))  # attributes of RLlib's EnvContext, lost by dict()
+        vector = int(getattr(config, "vector_index", 0))
         config = dict(config or {})
         rules = RulesConfig.from_dict(config["rules"]) if "rules" in config else RulesConfig.resolve("core-2p")
         self.aec = bc_env.env(rules, reward_scheme=config.get("reward", "zero_sum"))
@@ -86,8 +88,6 @@ class BalanceControlMultiAgentEnv(MultiAgentEnv):
         self.agents = []
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.possible_agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.possible_agents}
-        worker = int(getattr(config, "worker_index", 0))
-        vector = int(getattr(config, "vector_index", 0))
         self.seed0 = int(config.get("seed", 0)) + 1000 * worker + vector
         pool = PoolConfig(**config["pool"]) if "pool" in config else PoolConfig()
         self.sampler = SeatSampler(pool, float(config.get("p_self", 0.5)), self.seed0)
@@ -102,7 +102,7 @@ class BalanceControlMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         if seed is not None:
             self.rng = random.Random(seed)
-            self.sampler.rng = random.Random(seed + 1)
+            self.sampler.rng = random.Random(seed * 7919 + 17)  # another stream than the games'
         learner_seat = self.episode % self.players
         self.episode += 1
         self.seats = [LEARNER if s == learner_seat else self.sampler.sample() for s in range(self.players)]
