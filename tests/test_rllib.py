@@ -220,3 +220,14 @@ def test_init_policy_starts_the_module_from_an_exported_policy(tiny_run):
     np.testing.assert_allclose(logits[mask], NeuralPolicy(path).logits(o["observation"])[mask], rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="layer 0"):
         MaskedMLPModule(observation_space=space, action_space=actions, model_config={**model_config, "hidden": [16]})
+
+
+def test_without_ray_the_train_command_says_which_extra_to_install(monkeypatch, capsys):
+    import sys
+
+    from training.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
+    monkeypatch.delitem(sys.modules, "training.rllib.trainer")
+    assert main(["--config", TINY, "--backend", "rllib", "--set", "bc_games=0"]) == 2
+    assert "pip install -e '.[rllib]'" in capsys.readouterr().err

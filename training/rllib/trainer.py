@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import ray
+
 from bc_env.encoding import ENCODER_VERSION
 from bc_env.rules import Game, RulesConfig
 from policies import load as load_policy
@@ -115,8 +117,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
 def start_ray(r: RLlibConfig) -> bool:
     """Connect to the configured Ray cluster or start a local one; True when this call started Ray (and the run
     should shut it down). An already initialised Ray (a test, a notebook) is used as it is."""
-    import ray
-
     if ray.is_initialized():
         return False
     if r.address:
@@ -299,8 +299,6 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
     started = start_ray(cfg.rllib)
     algo = None
     try:
-        import ray
-
         from .algo import build_config
 
         gpus = _learner_gpus(cfg.device)
@@ -320,8 +318,6 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             with contextlib.suppress(Exception):
                 algo.stop()
         if started:
-            import ray
-
             ray.shutdown()
 
 
