@@ -46,6 +46,29 @@ class PPOConfig:
 
 
 @dataclass(frozen=True)
+class RLlibConfig:
+    """The Ray RLlib backend (``backend = "rllib"``; docs/training.md, "Training on Ray RLlib")."""
+
+    #: Ray cluster to run on: "" starts a local Ray instance on this machine (``num_cpus`` CPUs), "auto" joins the
+    #: cluster this machine belongs to (``ray start``), "ray://<head>:10001" connects through Ray Client.
+    address: str = ""
+    #: CPUs of the local Ray instance (``address = ""`` only).
+    num_cpus: int = 2
+    #: Object store of the local Ray instance in MB (``address = ""`` only).
+    object_store_mb: int = 200
+    #: Remote sampling processes (Ray actors), each stepping ``n_envs`` environments; 0 = sample in the driver.
+    num_env_runners: int = 1
+    #: Remote learner processes (0 = the learner runs in the driver); more than 1 is data-parallel training.
+    num_learners: int = 0
+    #: "shared": one policy plays every learner seat; "per_seat": one policy per seat (``seat_<i>``).
+    policies: str = "shared"
+    #: Of the snapshot share of the opponent seats (1 - pool.p_random - pool.p_heuristic): the probability that the
+    #: seat is played by the learning policy itself (live self-play: both sides are RLlib agents and learn) rather
+    #: than by a frozen snapshot; before the first snapshot that share is all live self-play.
+    p_self: float = 0.5
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     #: Run name; the run directory is ``<runs_dir>/<name>``.
     name: str = "ppo-core-2p"
@@ -96,8 +119,12 @@ class TrainConfig:
     #: this many seconds, whichever comes first, then evaluates and exports like a finished run.
     max_seconds: float = 0.0
     runs_dir: str = "runs"
+    #: Trainer: "sb3" (sb3-contrib MaskablePPO on this machine, ``training/train.py``) or "rllib" (Ray RLlib PPO,
+    #: multi-agent, on a local or remote Ray cluster: ``training/rllib/``; needs the ``rllib`` extra).
+    backend: str = "sb3"
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -129,6 +156,7 @@ class TrainConfig:
             raise TrainConfigError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
         if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
             raise TrainConfigError(f"net_arch must be a list of positive integers, got {self.net_arch!r}")
+        self._validate_backend()
         pool = self.pool
         for name in ("p_random", "p_heuristic", "p_latest"):
             v = getattr(pool, name)
@@ -140,6 +168,32 @@ class TrainConfig:
             raise TrainConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must not exceed ppo.n_steps * n_envs "
                 f"({self.ppo.n_steps * self.n_envs})"
+            )
+
+    def _validate_backend(self) -> None:
+        if self.backend not in ("sb3", "rllib"):
+            raise TrainConfigError(f"backend must be 'sb3' or 'rllib', got {self.backend!r}")
+        r = self.rllib
+        if r.policies not in ("shared", "per_seat"):
+            raise TrainConfigError(f"rllib.policies must be 'shared' or 'per_seat', got {r.policies!r}")
+        for name in ("num_env_runners", "num_learners"):
+            v = getattr(r, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise TrainConfigError(f"rllib.{name} must be an integer >= 0, got {v!r}")
+        if r.num_cpus < 1 or r.object_store_mb < 80:
+            raise TrainConfigError("rllib.num_cpus must be >= 1 and rllib.object_store_mb >= 80")
+        if not 0.0 <= r.p_self <= 1.0:
+            raise TrainConfigError(f"rllib.p_self must be in [0, 1], got {r.p_self!r}")
+        if self.backend != "rllib":
+            return
+        if self.network != "mlp":
+            raise TrainConfigError(
+                f"backend 'rllib' trains the mlp network only, this config has network = {self.network!r} "
+                '(add --set network="mlp")'
+            )
+        if self.bc_games:
+            raise TrainConfigError(
+                "behaviour cloning (bc_games) is part of the sb3 backend only; add --set bc_games=0 for backend 'rllib'"
             )
 
     @property

@@ -38,11 +38,11 @@ from bc_env.env.rewards import terminal_rewards
 from bc_env.env.single_agent import SingleAgentEnv
 from bc_env.rules import Game, RulesConfig
 from policies import load as load_policy
-from policies.arena import play_match
 from policies.heuristic import FirstChoice
 from policies.neural import NeuralPolicy, PolicyFileError
 
 from .config import PoolConfig, TrainConfig, TrainConfigError
+from .evaluation import evaluate, plot_learning_curve
 from .export import export_policy, load_policy_weights, parent_provenance
 from .pool import OpponentPool, PoolSampler
 from .spatial import SpatialPolicy
@@ -403,43 +403,6 @@ def behaviour_cloning(
 
 
 # ---------------------------------------------------------------------------- evaluation
-
-
-def evaluate(policy: Any, rules: RulesConfig, games: int, seed: int) -> dict[str, dict[str, float]]:
-    """Win rate of ``policy`` against the random and the heuristic bot (all other seats), seats rotated."""
-    out = {}
-    for opponent in ("random", "heuristic"):
-        entrants = [policy] + [opponent] * (rules.players - 1)
-        match = play_match(rules, entrants, games, seed, rotate_seats=True, progress=False)
-        stats = match.entrants[0]
-        lo, hi = stats.ci95
-        out[opponent] = {"win_rate": stats.win_rate, "ci_low": lo, "ci_high": hi, "games": games}
-    return out
-
-
-def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    steps = [e["step"] for e in evals]
-    for opponent, color in (("random", "tab:blue"), ("heuristic", "tab:red")):
-        rate = [e[opponent]["win_rate"] for e in evals]
-        lo = [e[opponent]["ci_low"] for e in evals]
-        hi = [e[opponent]["ci_high"] for e in evals]
-        ax.plot(steps, rate, marker="o", color=color, label=f"vs {opponent}")
-        ax.fill_between(steps, lo, hi, color=color, alpha=0.15)
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("win rate (95% CI)")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.set_title(title)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 # ---------------------------------------------------------------------------- the callback

@@ -8,7 +8,7 @@ from training.cli import add_arguments as add_train_arguments
 from training.cli import run as run_training
 
 NAME = "train"
-HELP = "self-play MaskablePPO training from a config (needs the [train] extra)"
+HELP = "self-play training from a config: MaskablePPO (the [train] extra) or Ray RLlib (--backend rllib, [rllib])"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

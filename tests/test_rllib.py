@@ -1,0 +1,233 @@
+"""The Ray RLlib backend (training/rllib): the multi-agent env, the masked module, and a tiny run on local Ray end to
+end (train, checkpoint, resume, export, load, play)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+pytest.importorskip("torch")
+
+import ray  # noqa: E402
+import torch  # noqa: E402
+
+import policies  # noqa: E402
+from bc_env.encoding import Encoder  # noqa: E402
+from bc_env.rules import Game, RulesConfig  # noqa: E402
+from policies.arena import play_game, play_match  # noqa: E402
+from policies.neural import NeuralPolicy  # noqa: E402
+from training.config import PoolConfig, TrainConfig, TrainConfigError  # noqa: E402
+from training.rllib.env import LEARNER, BalanceControlMultiAgentEnv  # noqa: E402
+from training.rllib.module import MASKED_LOGIT  # noqa: E402
+from training.rllib.trainer import RunDirError, train  # noqa: E402
+
+TINY = "configs/train/tiny.toml"
+
+
+def _env(players: str = "core-2p", **pool: float) -> BalanceControlMultiAgentEnv:
+    rules = RulesConfig.resolve(players).to_dict()
+    return BalanceControlMultiAgentEnv(
+        {"rules": rules, "pool": asdict(PoolConfig(**pool)), "p_self": 1.0, "seed": 5, "reward": "zero_sum"}
+    )
+
+
+def _play_out(env: BalanceControlMultiAgentEnv, obs: dict) -> tuple[dict, dict, list[str]]:
+    """Step the env with the first legal action until the game ends; the final rewards and the agents that acted."""
+    actors: list[str] = []
+    while True:
+        assert len(obs) == 1, "one observation: the agent to act"
+        (agent, o), *_ = obs.items()
+        assert o["action_mask"].any() and env.aec.game.current_player == int(agent.split("_")[1])
+        actors.append(agent)
+        obs, rewards, terminated, truncated, _ = env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
+        assert not truncated["__all__"]
+        if terminated["__all__"]:
+            return obs, rewards, actors
+
+
+def test_env_seats_bots_inside_and_learner_agents_outside():
+    env = _env(p_random=1.0, p_heuristic=0.0)  # the opponent is always the random bot, played inside the env
+    for episode in range(2):
+        obs, _ = env.reset(seed=11) if episode == 0 else env.reset()
+        learner = env.possible_agents[episode % 2]  # the learner's seat rotates
+        assert env.seats[episode % 2] == LEARNER and env.seats[1 - episode % 2] != LEARNER
+        final_obs, rewards, actors = _play_out(env, obs)
+        assert set(actors) == {learner} and set(rewards) == {learner} and set(final_obs) == {learner}
+        game = env.aec.game
+        assert game.is_terminal() and rewards[learner] == game.returns()[episode % 2]
+        assert not final_obs[learner]["action_mask"].any()
+
+
+def test_env_live_self_play_makes_every_seat_an_agent():
+    env = _env("core-4p", p_random=0.0, p_heuristic=0.0)  # no snapshots yet and p_self = 1: all learner seats
+    obs, _ = env.reset(seed=3)
+    assert env.seats == [LEARNER] * 4
+    final_obs, rewards, actors = _play_out(env, obs)
+    assert set(actors) == set(rewards) == set(final_obs) == set(env.possible_agents)
+    assert [rewards[a] for a in env.possible_agents] == list(env.aec.game.returns())
+
+
+def test_env_is_reproducible_from_its_seed():
+    def trace() -> list[int]:
+        env = _env(p_random=0.5, p_heuristic=0.5)
+        obs, _ = env.reset(seed=2)
+        out = []
+        for _ in range(60):
+            (agent, o), *_ = obs.items()
+            out.append(int(o["observation"].sum() * 1000))
+            obs, _, term, _, _ = env.step({agent: int(np.flatnonzero(o["action_mask"])[-1])})
+            if term["__all__"]:
+                obs, _ = env.reset()
+        return out
+
+    assert trace() == trace()
+
+
+def test_backend_rllib_refuses_what_it_does_not_train():
+    cfg = TrainConfig.load(TINY)
+    with pytest.raises(TrainConfigError, match="bc_games"):
+        cfg.override(['backend="rllib"'])  # tiny.toml clones 2 games first: sb3 only
+    with pytest.raises(TrainConfigError, match="mlp"):
+        cfg.override(['backend="rllib"', "bc_games=0", 'network="spatial"'])
+    for bad, msg in (
+        ('backend="jax"', "backend"),
+        ('rllib.policies="league"', "policies"),
+        ("rllib.p_self=2", "p_self"),
+    ):
+        with pytest.raises(TrainConfigError, match=msg):
+            cfg.override([bad])
+    assert cfg.backend == "sb3"  # the default: existing configs keep their trainer
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, object_store_memory=200_000_000, include_dashboard=False, logging_level="ERROR")
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def tiny_run(local_ray, tmp_path_factory):
+    """256 steps, then --resume to 512: 4 PPO iterations of 128 steps, snapshots, evaluations, checkpoints."""
+    runs = tmp_path_factory.mktemp("runs")
+    cfg = TrainConfig.load(TINY).override([f'runs_dir="{runs}"', 'backend="rllib"', "bc_games=0", "total_steps=256"])
+    t = time.time()
+    first = train(cfg, progress=False)
+    state1 = json.loads((cfg.run_dir / "checkpoint" / "state.json").read_text())
+    second = train(cfg.replace(total_steps=512), resume=True, progress=False)
+    return cfg, first, state1, second, time.time() - t
+
+
+def test_tiny_rllib_run_trains_checkpoints_and_resumes(tiny_run):
+    cfg, first, state1, second, _seconds = tiny_run
+    run = cfg.run_dir
+    assert first["steps"] == 256 and state1["steps"] == 256 and state1["iterations"] == 2
+    assert second["steps"] == 512 and second["iterations"] == 4, "the step counter continues after --resume"
+    for name in ("config.json", "evals.json", "progress.jsonl", "learning_curve.png", "summary.json", "policy.json"):
+        assert (run / name).is_file(), name
+    assert (run / "checkpoint" / "algo" / "rllib_checkpoint.json").is_file()
+    rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+    assert [r["steps"] for r in rows] == [128, 256, 384, 512]
+    evals = json.loads((run / "evals.json").read_text())
+    assert [e["step"] for e in evals] == [256, 512], "the first invocation's evaluation is kept"
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert [s["step"] for s in state["snapshots"]] == [256, 512]  # the pool survives the resume
+    assert all(NeuralPolicy(s["path"]).num_actions == Game.new("core-2p", 0).num_actions for s in state["snapshots"])
+    with pytest.raises(RunDirError, match="already holds a run"):
+        train(cfg, progress=False)
+    with pytest.raises(RunDirError, match="refusing to resume"):
+        train(cfg.override(["ppo.learning_rate=0.1"]), resume=True, progress=False)
+
+
+def test_rllib_export_is_the_learners_policy_and_plays_through_policies_load(tiny_run):
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    cfg, *_ = tiny_run
+    bot = policies.load(str(cfg.run_dir / "policy"))
+    assert isinstance(bot, NeuralPolicy) and bot.kind == "mlp"
+    assert bot.manifest.data["training"]["backend"] == "rllib" and bot.manifest.data["training"]["steps"] == 512
+    module = RLModule.from_checkpoint(
+        cfg.run_dir / "checkpoint" / "algo" / "learner_group" / "learner" / "rl_module" / "main"
+    )
+    game = Game.new("core-2p", 4)
+    encoder = Encoder(game.config)
+    checked = 0
+    while not game.is_terminal() and checked < 30:
+        obs = encoder.encode(game, game.current_player)
+        mask = game.legal_action_mask()
+        batch = {
+            "obs": {
+                "observation": torch.as_tensor(obs[None]),
+                "action_mask": torch.as_tensor(mask[None].astype(np.int8)),
+            }
+        }
+        logits = module.forward_inference(batch)["action_dist_inputs"][0].numpy()
+        assert np.all(logits[~mask] == MASKED_LOGIT), "illegal actions are masked in the module"
+        np.testing.assert_allclose(logits[mask], bot.logits(obs)[mask], rtol=1e-4, atol=1e-5)
+        assert int(np.argmax(logits)) == bot.act(game)
+        game.apply(bot.act(game))
+        checked += 1
+    result = play_game("core-2p", [bot, policies.load("random", seed=1)], seed=7)
+    assert result is not None
+    match = play_match("core-2p", [str(cfg.run_dir / "policy"), "random"], games=2, seed=1)
+    assert match.entrants[0].games == 2
+
+
+def test_train_command_with_backend_rllib_reports_config_errors_cleanly(capsys, tmp_path):
+    from training.cli import main
+
+    # The shipped 2-player config trains the spatial network with behaviour cloning: sb3 only.
+    assert main(["--config", "configs/train/ppo-core-2p.toml", "--backend", "rllib", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: backend 'rllib' trains the mlp network only") and "Traceback" not in err
+    args = ["--config", TINY, "--backend", "rllib", "--set", "bc_games=0", "--set", f'runs_dir="{tmp_path}"']
+    assert main([*args, "--resume"]) == 2
+    assert "cannot resume" in capsys.readouterr().err
+
+
+def test_per_seat_policies_map_each_seat_to_its_own_module():
+    from training.rllib.algo import build_config
+
+    cfg = TrainConfig.load(TINY).override(['backend="rllib"', "bc_games=0", 'rllib.policies="per_seat"'])
+    config = build_config(cfg, RulesConfig.resolve("core-4p"))
+    assert sorted(config.policies) == ["seat_0", "seat_1", "seat_2", "seat_3"]
+    assert [config.policy_mapping_fn(f"player_{i}", None) for i in range(4)] == ["seat_0", "seat_1", "seat_2", "seat_3"]
+    shared = build_config(cfg.override(['rllib.policies="shared"']), RulesConfig.resolve("core-4p"))
+    assert sorted(shared.policies) == ["main"] and shared.policy_mapping_fn("player_3", None) == "main"
+    assert config.train_batch_size_per_learner == cfg.ppo.n_steps * cfg.n_envs
+    assert (config.minibatch_size, config.num_epochs, config.clip_param) == (64, 1, cfg.ppo.clip_range)
+
+
+def test_init_policy_starts_the_module_from_an_exported_policy(tiny_run):
+    from training.rllib.module import MaskedMLPModule
+
+    cfg, *_ = tiny_run
+    path = str(cfg.run_dir / "policy")
+    env = _env()
+    space, actions = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    model_config = {"hidden": list(cfg.net_arch), "activation": cfg.activation, "init_policy": path}
+    module = MaskedMLPModule(observation_space=space, action_space=actions, model_config=model_config)
+    obs, _ = env.reset(seed=9)
+    (_, o), *_ = obs.items()
+    batch = {"obs": {k: torch.as_tensor(v[None]) for k, v in o.items()}}
+    logits = module.forward_inference(batch)["action_dist_inputs"][0].numpy()
+    mask = o["action_mask"].astype(bool)
+    np.testing.assert_allclose(logits[mask], NeuralPolicy(path).logits(o["observation"])[mask], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="layer 0"):
+        MaskedMLPModule(observation_space=space, action_space=actions, model_config={**model_config, "hidden": [16]})
+
+
+def test_without_ray_the_train_command_says_which_extra_to_install(monkeypatch, capsys):
+    import sys
+
+    from training.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
+    monkeypatch.delitem(sys.modules, "training.rllib.trainer")
+    assert main(["--config", TINY, "--backend", "rllib", "--set", "bc_games=0"]) == 2
+    assert "pip install -e '.[rllib]'" in capsys.readouterr().err
