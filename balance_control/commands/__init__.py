@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bench, match, play, replay, show, train, watch
+from . import bench, match, play, rate, replay, report, show, sprt, tournament, train, watch
 
-COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, train)
+COMMANDS: tuple[ModuleType, ...] = (play, watch, match, tournament, rate, sprt, report, bench, replay, show, train)
 
 __all__ = ["COMMANDS"]
