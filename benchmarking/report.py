@@ -31,7 +31,7 @@ from typing import Any
 from bc_env.rules import RulesConfig
 from policies.arena import wilson_interval
 
-from .ratings import leaderboard, pairwise, rate
+from .ratings import BotRating, leaderboard, pairwise, rate
 
 DEFAULT_RULES_DOC = Path(__file__).resolve().parents[1] / "docs" / "rule-coverage.md"
 RULES_TABLE_HEAD = "| rule | text | implemented at |"
@@ -166,6 +166,8 @@ class BalanceStats:
     fired: Counter[str] = field(default_factory=Counter)
     editions: set[str] = field(default_factory=set)
     records: list[dict[str, Any]] = field(default_factory=list)
+    #: OpenSkill ratings per configuration, best first.
+    ratings: dict[str, list[BotRating]] = field(default_factory=dict)
 
 
 def varying_options(configs: Iterable[RulesConfig]) -> list[str]:
@@ -206,6 +208,8 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
             st.editions.add(edition)
         for rule, n in rec["rules"].items():
             st.fired[event_row(rule, edition, cat) if cat else rule] += n
+    for name in st.by_config:
+        st.ratings[name] = rate(r for r in records if r["config"] == name)
     return st
 
 
@@ -269,6 +273,17 @@ def figures(st: BalanceStats) -> dict[str, bytes]:
         ax.set_ylabel("share of games")
         ax.legend(fontsize=8)
         out["endings.png"] = _figure_png(fig)
+        fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 0.6 + 0.4 * len(st.ratings[names[0]])),
+                                 squeeze=False)  # fmt: skip
+        for ax, name in zip(axes[0], names):
+            ratings = st.ratings[name][::-1]
+            mus = [r.mu for r in ratings]
+            ax.errorbar(mus, range(len(ratings)), xerr=[1.959964 * r.sigma for r in ratings], fmt="o", capsize=3)
+            ax.set_yticks(range(len(ratings)))
+            ax.set_yticklabels([r.name for r in ratings], fontsize=8)
+            ax.set_title(name, fontsize=9)
+            ax.set_xlabel("OpenSkill mu ± 1.96 sigma")
+        out["ratings.png"] = _figure_png(fig)
     cards = sorted(set(st.taken) | set(st.played))
     if cards:
         fig, axes = plt.subplots(1, 2, figsize=(10, 0.8 + 0.28 * len(cards)), sharey=True)
@@ -330,9 +345,11 @@ def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | N
         _table(["configuration", *GROUP_HEAD], ([n, *g.row()] for n, g in st.by_config.items())),
     ]
     parts.append("<h2>Ratings</h2>")
+    if "ratings.png" in figs:
+        parts.append(_img(figs["ratings.png"], "ratings"))
     for name in st.by_config:
         recs = [r for r in st.records if r["config"] == name]
-        ratings = rate(recs)
+        ratings = st.ratings[name]
         parts += [f"<h3>{e(name)}</h3>", _markdown_table(leaderboard(ratings))]
         matrix = pairwise(recs, [r.name for r in ratings]).table()
         parts += ["<p>Pairwise score, row against column:</p>", _markdown_table(matrix)]

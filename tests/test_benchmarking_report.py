@@ -81,12 +81,13 @@ def test_report_html_is_self_contained_with_every_section(records, tmp_path):
     ):
         assert heading in text, heading
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
-    assert len(images) == 4 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    assert len(images) == 5 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
     assert 'src="http' not in text and "<script" not in text  # nothing to fetch
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "endings.png",
         "game-length.png",
         "measures.png",
+        "ratings.png",
         "report.html",
         "seat-win-rate.png",
     ]

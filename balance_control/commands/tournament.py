@@ -90,12 +90,24 @@ def play(args: argparse.Namespace, spec: Any, stop: Any = None) -> Any:
         raise fail(str(exc)) from None
 
 
+def _finished(path: str) -> int:
+    """Games already in a log (0 when there is none yet; a bad log is reported by the run itself)."""
+    from bc_env.rules.errors import BalanceControlError
+    from benchmarking.tournament import read_log
+
+    try:
+        return len(read_log(path).games)
+    except BalanceControlError:
+        return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from .rate import print_ratings
 
     if args.games < 1:
         raise fail(f"--games must be >= 1, got {args.games}")
     spec = build_spec(args, args.bots)
+    before = _finished(args.log) if args.resume else 0
     start = time.perf_counter()
     try:
         log = play(args, spec)
@@ -103,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         raise fail(f"interrupted; continue with: balance-control tournament --log {args.log} --resume") from None
     seconds = time.perf_counter() - start
     played = len(log.games)
-    print(f"{log.path}: {played} of {log.spec.total_games} games; this run took {seconds:.1f} s")
+    new = played - before
+    speed = f" ({new / seconds:.2f} games/s)" if new and seconds > 0 else ""
+    print(f"{log.path}: {played} of {log.spec.total_games} games; this run played {new} in {seconds:.1f} s{speed}")
     print_ratings(log.ordered(), log.spec.bots)
     return 0
