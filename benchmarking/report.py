@@ -283,6 +283,7 @@ def figures(st: BalanceStats) -> dict[str, bytes]:
             ax.set_yticklabels([r.name for r in ratings], fontsize=8)
             ax.set_title(name, fontsize=9)
             ax.set_xlabel("OpenSkill mu ± 1.96 sigma")
+        fig.subplots_adjust(wspace=0.7)
         out["ratings.png"] = _figure_png(fig)
     cards = sorted(set(st.taken) | set(st.played))
     if cards:
@@ -389,7 +390,8 @@ def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | N
         "<h2>By variant and rules option</h2>",
     ]
     if st.by_option:
-        parts.append(_table(["option", "value", *GROUP_HEAD], ([o, v, *g.row()] for (o, v), g in st.by_option.items())))
+        rows_by_option = ([o, v, *g.row()] for (o, v), g in sorted(st.by_option.items()))
+        parts.append(_table(["option", "value", *GROUP_HEAD], rows_by_option))
     else:
         parts.append("<p>All games use the same rules options.</p>")
     parts.append("<h2>Measure cards (EXP-01)</h2>")
