@@ -108,3 +108,17 @@ def test_cli_report_runs_headless(records, tmp_path, capsys, monkeypatch):
         bad = tmp_path / "bad.jsonl"
         bad.write_text(json.dumps({"format": "balance-control-replay"}) + "\n")
         main(["report", str(bad)])
+
+
+def test_same_configuration_in_two_logs_is_reported_apart(tmp_path, capsys):
+    for name, bots in (("a.jsonl", ("random", "heuristic")), ("b.jsonl", ("heuristic",))):
+        spec = TournamentSpec(bots, (RulesConfig.preset("core-2p"),), 2, seed=0)
+        run_tournament(spec, tmp_path / name, workers=1)
+    logs = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    assert main(["rate", *logs]) == 0
+    out = capsys.readouterr().out
+    assert "## core-2p [a.jsonl]: 2 games" in out and "## core-2p [b.jsonl]: 2 games" in out
+    assert main(["report", *logs, "--out", str(tmp_path / "rep")]) == 0
+    assert "core-2p [b.jsonl]" in (tmp_path / "rep" / "report.html").read_text()
+    with pytest.raises(SystemExit, match="is given twice"):
+        main(["rate", logs[0], logs[0]])

@@ -23,10 +23,29 @@ def read_logs(paths: Sequence[str]) -> list[Any]:
     from benchmarking import TournamentLogError
     from benchmarking.tournament import read_log
 
+    dup = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
+    if dup is not None:
+        raise fail(f"{dup} is given twice")
     try:
         return [read_log(p) for p in paths]
     except TournamentLogError as exc:
         raise fail(str(exc)) from None
+
+
+def labelled_records(logs: Sequence[Any]) -> list[dict[str, Any]]:
+    """The games of ``logs`` by index, log after log. A configuration name that occurs in several logs gets the
+    log's file name added (``core-4p [mirror.jsonl]``) so that different tournaments are not pooled."""
+    owners: dict[str, set[str]] = {}
+    for log in logs:
+        for rec in log.games.values():
+            owners.setdefault(rec["config"], set()).add(str(log.path))
+    out = []
+    for log in logs:
+        for rec in log.ordered():
+            if len(owners[rec["config"]]) > 1:
+                rec = dict(rec, config=f"{rec['config']} [{log.path.name}]")
+            out.append(rec)
+    return out
 
 
 def print_ratings(records: list[dict[str, Any]], bots: Sequence[str] = (), pooled: bool = False) -> None:
@@ -50,7 +69,7 @@ def print_ratings(records: list[dict[str, Any]], bots: Sequence[str] = (), poole
 
 def run(args: argparse.Namespace) -> int:
     logs = read_logs(args.logs)
-    records = [rec for log in logs for rec in log.ordered()]
+    records = labelled_records(logs)
     bots: list[str] = []
     for log in logs:
         bots += [b for b in log.spec.bots if b not in bots]

@@ -26,10 +26,10 @@ def run(args: argparse.Namespace) -> int:
     from bc_env.rules.errors import BalanceControlError
     from benchmarking.report import DEFAULT_RULES_DOC, build_report, write_report
 
-    from .rate import read_logs
+    from .rate import labelled_records, read_logs
 
     logs = read_logs(args.logs)
-    records = [rec for log in logs for rec in log.ordered()]
+    records = labelled_records(logs)
     if not records:
         raise fail("the logs hold no finished game")
     try:
