@@ -47,6 +47,8 @@ class RuleCatalogue:
     """The rows of docs/rule-coverage.md: label -> (spec file, text, is a definition)."""
 
     rows: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    #: The report's ``fired`` column (events in random games of every core and EXP-01 preset), when it has one.
+    random_fired: dict[str, int] = field(default_factory=dict)
 
     def in_file(self, name: str) -> list[str]:
         return [r for r, (f, _, _) in self.rows.items() if f == name]
@@ -77,6 +79,8 @@ def read_rule_catalogue(path: str | Path = DEFAULT_RULES_DOC) -> RuleCatalogue |
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         if len(cells) >= 3:
             cat.rows[cells[0]] = (section, cells[1], "(definition:" in cells[2])
+        if len(cells) >= 6 and cells[5].isdigit():
+            cat.random_fired[cells[0]] = int(cells[5])
     return cat
 
 
@@ -452,11 +456,22 @@ def _rules_section(st: BalanceStats, cat: RuleCatalogue | None) -> list[str]:
         for f in files:
             never = [r for r in cat.in_file(f) if r not in st.fired]
             definitions = [r for r in never if cat.rows[r][2]]
-            rest = [r for r in never if not cat.rows[r][2]]
+            logged = [r for r in never if cat.random_fired.get(r, 0) > 0]
+            rest = [r for r in never if not cat.rows[r][2] and r not in logged]
+            parts.append(f"<h3>{e_(f)}: {len(never)} of {len(cat.in_file(f))} rules never fired</h3>")
+            if cat.random_fired:
+                parts.append(
+                    f"<p>{len(logged)} of them fired in the random games of rule-coverage.md (the engine logs "
+                    "events for them; these games never reached them):</p>"
+                    + _table(
+                        ["rule", "events in rule-coverage.md's random games", "text"],
+                        ([r, str(cat.random_fired[r]), cat.rows[r][1]] for r in logged),
+                    )
+                )
+            why = "fired in none of its random games either (no event cites them)" if cat.random_fired else "are"
             parts.append(
-                f"<h3>{e_(f)}: {len(never)} of {len(cat.in_file(f))} rules never fired</h3>"
-                f"<p>{len(definitions)} of them are definitions (no behaviour of their own). The others:</p>"
-                f"<p><code>{', '.join(e_(r) for r in rest) or 'none'}</code></p>"
+                f"<p>{len(definitions)} are definitions (no behaviour of their own); the other {len(rest)} {why}:"
+                f"</p><p><code>{', '.join(e_(r) for r in rest) or 'none'}</code></p>"
             )
     return parts
 

@@ -93,6 +93,12 @@ def test_report_html_is_self_contained_with_every_section(records, tmp_path):
     ]
     never = re.search(r"CORE-01.md: (\d+) of 161 rules never fired", text)
     assert never and 0 < int(never.group(1)) < 161
+    # Rules the engine logs (they fired in rule-coverage.md's random games) but these games never reached:
+    core = text.split("CORE-01.md: ")[1].split("EXP-01.md: ")[0]
+    logged, other = core.split(" are definitions")
+    assert "fired in the random games of rule-coverage.md" in logged
+    assert "CORE-01-03-05" in logged  # 3-player setup: fires in 3-player games, there are none here
+    assert "CORE-01-00-02" not in logged and "CORE-01-04-05" not in core  # a definition; a rule that fired
 
 
 def test_cli_report_runs_headless(records, tmp_path, capsys, monkeypatch):
