@@ -4,10 +4,10 @@
 policies), one or more rules configurations, a number of games per configuration and a seed. For a
 configuration with ``P`` seats the games come in *blocks* of ``P``: a block takes one lineup of bots (the
 ``P``-bot combinations of the bots in turn; with fewer bots than seats, the bots repeated to fill the seats),
-shuffles its order with a seeded RNG and plays it ``P`` times, rotated by one seat each time, on the same deal
-(engine seed ``seed + block``; blocks are numbered across configurations). Every bot of a block therefore sits
-in every seat equally often on the same cards, so no bot profits from a seat or a deal; the games asked for
-are rounded up to a whole block.
+shuffles its order with a seeded RNG and plays every distinct rotation of it (``P`` of them, fewer when the
+lineup repeats itself, as one bot in every seat does) on the same deal (engine seed ``seed + block``; blocks
+are numbered across configurations). Every bot of a block therefore sits in every seat equally often on the
+same cards, so no bot profits from a seat or a deal; the games asked for are rounded up to a whole block.
 
 **Seeds.** Game ``i`` of block ``b`` uses engine seed ``seed + b``; the bot in seat ``s`` is created afresh
 with :func:`policies.arena.bot_seed` ``(seed, i, s)`` (the arena's scheme), so every game is a pure function
@@ -52,7 +52,7 @@ class TournamentSpec:
 
     bots: tuple[str, ...]
     configs: tuple[RulesConfig, ...]
-    #: Games asked for per configuration (rounded up to whole blocks, see :meth:`games_for`).
+    #: Games asked for per configuration (rounded up to whole blocks, see :func:`schedule`).
     games: int
     seed: int = 0
 
@@ -66,14 +66,10 @@ class TournamentSpec:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise TournamentError(f"seed must be an integer >= 0, got {self.seed!r}")
 
-    def games_for(self, config: RulesConfig) -> int:
-        """Games played on ``config``: ``games`` rounded up to a multiple of its seat count."""
-        p = config.players
-        return -(-self.games // p) * p
-
     @property
     def total_games(self) -> int:
-        return sum(self.games_for(c) for c in self.configs)
+        """Games scheduled: per configuration, ``games`` rounded up to a whole block."""
+        return len(schedule(self))
 
     def header(self) -> dict[str, Any]:
         return {
@@ -130,22 +126,34 @@ def lineups(n_bots: int, players: int) -> list[tuple[int, ...]]:
 
 
 def schedule(spec: TournamentSpec) -> list[ScheduledGame]:
-    """Every game of the tournament, by index (configurations in order, then blocks, then rotations)."""
+    """Every game of the tournament, by index (configurations in order, then blocks, then rotations).
+
+    A block plays each *distinct* rotation of its lineup once: P games, or fewer when the lineup repeats
+    itself (one bot in every seat: 1 game; A, B, A, B: 2), since a rotation that seats the same bots the same
+    way would replay a game already played. Either way every bot of the block holds every seat equally often.
+    """
     games: list[ScheduledGame] = []
     block = 0
     for config in spec.configs:
         p = config.players
         groups = lineups(len(spec.bots), p)
-        for local_block in range(spec.games_for(config) // p):
+        local_block = 0
+        first = len(games)
+        while len(games) - first < spec.games:
             group = list(groups[local_block % len(groups)])
             # The lineup's order for this block: a seeded shuffle (integers only, no string hashing).
             random.Random(spec.seed * 1_000_003 + block).shuffle(group)
+            rotations: list[tuple[str, ...]] = []
             for shift in range(p):
-                index = len(games)
                 seats = tuple(spec.bots[group[(s + shift) % p]] for s in range(p))
+                if seats not in rotations:
+                    rotations.append(seats)
+            for seats in rotations:
+                index = len(games)
                 seeds = tuple(bot_seed(spec.seed, index, s) for s in range(p))
                 games.append(ScheduledGame(index, config, spec.seed + block, seats, seeds))
             block += 1
+            local_block += 1
     return games
 
 

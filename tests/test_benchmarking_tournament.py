@@ -45,6 +45,17 @@ def test_fewer_bots_than_seats_repeat_each_bot_equally_often():
     assert len(per_seat) == 12 and len(set(per_seat.values())) == 1
 
 
+def test_a_lineup_that_repeats_itself_plays_each_distinct_rotation_once():
+    mirror = schedule(TournamentSpec(("x",), (CORE4,), 3, seed=0))
+    assert [g.seats for g in mirror] == [("x",) * 4] * 3 and [g.seed for g in mirror] == [0, 1, 2]  # a deal each
+    pairs = schedule(TournamentSpec(("x", "y"), (CORE4,), 16, seed=0))
+    for seed in {g.seed for g in pairs}:
+        block = [g.seats for g in pairs if g.seed == seed]
+        assert len(set(block)) == len(block) in (2, 4)  # A,B,A,B has 2 distinct rotations; A,A,B,B has 4
+        per_seat = Counter((name, s) for seats in block for s, name in enumerate(seats))
+        assert set(per_seat.values()) == {len(block) // 2}
+
+
 def test_schedule_is_a_function_of_the_spec_and_games_round_up_to_whole_blocks():
     spec = TournamentSpec(("a", "b", "c", "d"), (CORE4,), 5, seed=9)
     assert spec.total_games == 8
