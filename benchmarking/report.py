@@ -162,8 +162,10 @@ class BalanceStats:
     by_players: dict[int, Group] = field(default_factory=dict)
     #: (option, value) -> group, for the options that differ between the configurations.
     by_option: dict[tuple[str, str], Group] = field(default_factory=dict)
-    #: (players, FirstPlayerHandicap on) -> group.
-    handicap: dict[tuple[int, bool], Group] = field(default_factory=dict)
+    #: The bots of each configuration's games.
+    bots: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: (without, with): configurations that differ only in FirstPlayerHandicap, played by the same bots.
+    handicap_pairs: list[tuple[str, str]] = field(default_factory=list)
     taken: Counter[str] = field(default_factory=Counter)
     played: Counter[str] = field(default_factory=Counter)
     played_win: dict[str, Rate] = field(default_factory=lambda: defaultdict(Rate))
@@ -196,7 +198,7 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
         cap = config.influence_cap
         st.by_config.setdefault(rec["config"], Group()).add(rec, cap)
         st.by_players.setdefault(config.players, Group()).add(rec, cap)
-        st.handicap.setdefault((config.players, config.first_player_handicap), Group()).add(rec, cap)
+        st.bots[rec["config"]] = tuple(sorted(set(st.bots.get(rec["config"], ())) | set(rec["seats"])))
         values = config.to_dict()
         for opt in options:
             st.by_option.setdefault((opt, json.dumps(values[opt])), Group()).add(rec, cap)
@@ -214,6 +216,18 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
             st.fired[event_row(rule, edition, cat) if cat else rule] += n
     for name in st.by_config:
         st.ratings[name] = rate(r for r in records if r["config"] == name)
+
+    def without_handicap(c: RulesConfig) -> str:
+        d = c.to_dict()
+        d.pop("name"), d.pop("first_player_handicap")
+        return json.dumps(d, sort_keys=True)
+
+    for on, c_on in st.configs.items():
+        if c_on.first_player_handicap:
+            for off, c_off in st.configs.items():
+                same = without_handicap(c_off) == without_handicap(c_on) and st.bots[off] == st.bots[on]
+                if same and not c_off.first_player_handicap:
+                    st.handicap_pairs.append((off, on))
     return st
 
 
@@ -373,20 +387,23 @@ def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | N
     )
     parts.append("<h3>FirstPlayerHandicap (VAR-01-02)</h3>")
     rows = []
-    for players in sorted({p for p, _ in st.handicap}):
-        off, on = st.handicap.get((players, False)), st.handicap.get((players, True))
+    for off, on in st.handicap_pairs:
+        g_off, g_on = st.by_config[off], st.by_config[on]
+        effect = g_on.seat_wins[0].value - g_off.seat_wins[0].value
         rows.append(
-            [
-                str(players),
-                off.seat_wins[0].text() if off else "no games",
-                on.seat_wins[0].text() if on else "no games",
-                f"{on.seat_wins[0].value - off.seat_wins[0].value:+.1%}" if on and off else "—",
-            ]
+            [off, on, ", ".join(st.bots[on]), g_off.seat_wins[0].text(), g_on.seat_wins[0].text(), f"{effect:+.1%}"]
         )
-    parts.append(_table(["players", "seat 0 win rate, handicap off", "handicap on", "effect"], rows))
-    if not any(on for _, on in st.handicap):
+    if rows:
+        head = ["without", "with", "bots", "seat 0 win rate without", "seat 0 win rate with", "effect"]
+        parts.append(_table(head, rows))
         parts.append(
-            "<p>No game in these logs has FirstPlayerHandicap on: add a configuration with it to measure it.</p>"
+            "<p>The other seats' win rates are in the table above. A mirror tournament (one bot in every seat) "
+            "measures the seats best: with different bots, their strengths add noise.</p>"
+        )
+    else:
+        parts.append(
+            "<p>No two configurations here differ only in FirstPlayerHandicap with the same bots: play one with the "
+            "variant and one without (e.g. <code>--config core-4p --config core-4p-fph.toml</code>) to measure it.</p>"
         )
     parts += [
         "<h2>By player count</h2>",

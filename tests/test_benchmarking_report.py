@@ -46,10 +46,10 @@ def test_report_statistics(records):
     for group in st.by_config.values():
         total = sum(r.successes for r in group.seat_wins)
         assert total == pytest.approx(group.games)  # one victory per game, shares included
-    assert st.by_players[2].games == 8 and st.by_players[4].games == 4
-    assert ("first_player_handicap", "true") in st.by_option and ("exp01", "true") in st.by_option
-    assert st.handicap[(2, True)].games == 4 and st.handicap[(2, False)].games == 4
     exp = [r for r in records if r["config"] == "exp01-4p"]
+    assert st.by_players[2].games == 8 and st.by_players[4].games == len(exp) >= 4
+    assert ("first_player_handicap", "true") in st.by_option and ("exp01", "true") in st.by_option
+    assert st.handicap_pairs == [("core-2p", "fph")]  # the exp01-4p games differ in more than the variant
     taken = sum(1 for r in exp for m in r["measures"] if m[0] == "take-measure")
     assert sum(st.taken.values()) == taken > 0
     for card, rate in st.played_win.items():
