@@ -1,8 +1,10 @@
 """A balance report for the game's designer, from tournament logs: figures (PNG) and one self-contained HTML
 file (the figures inlined as base64), so the same games feed the ratings and the report.
 
-Sections: the games per configuration; win rate by seat with 95% Wilson intervals and the effect of
-FirstPlayerHandicap (VAR-01-02: the first seat's win rate with the variant on and off, per player count);
+Sections: the games per configuration; win rate by turn position (position 0 is the start player, whom the
+seed draws, CORE-01-03-03; position k plays k-th) with 95% Wilson intervals and the effect of
+FirstPlayerHandicap (VAR-01-02: the start player's win rate in two configurations that differ only in the
+variant, played by the same bots);
 by player count; by variant and rules option (every option whose value differs between the logged
 configurations); per Measure card (EXP-01: how often it was taken and played, and the win rate of the player
 who played it); game length; how often games end in a shared victory (CORE-01-09-04) and with the winner at
@@ -132,8 +134,8 @@ class Group:
         while len(self.seat_wins) < p:
             self.seat_wins.append(Rate())
         k = len(rec["winners"])
-        for s in range(p):
-            self.seat_wins[s].add(1.0 / k if s in rec["winners"] else 0.0)
+        for s in range(p):  # by turn position: 0 is the start player (drawn by the seed, CORE-01-03-03)
+            self.seat_wins[(s - rec["start_player"]) % p].add(1.0 / k if s in rec["winners"] else 0.0)
         self.games += 1
         self.rounds.append(rec["rounds"])
         self.decisions.append(rec["decisions"])
@@ -152,7 +154,14 @@ class Group:
         ]
 
 
-GROUP_HEAD = ["games", "seat 0 win rate (95% CI)", "mean rounds", "mean decisions", "shared victory", "winner at cap"]
+GROUP_HEAD = [
+    "games",
+    "start player's win rate (95% CI)",
+    "mean rounds",
+    "mean decisions",
+    "shared victory",
+    "winner at cap",
+]
 
 
 @dataclass
@@ -262,10 +271,10 @@ def figures(st: BalanceStats) -> dict[str, bytes]:
             ax.bar(range(len(seats)), vals, yerr=err, capsize=3, color="#4c72b0")
             ax.axhline(1.0 / len(seats), color="grey", linestyle="--", linewidth=1)
             ax.set_title(f"{name} ({st.by_config[name].games} games)", fontsize=9)
-            ax.set_xlabel("seat")
+            ax.set_xlabel("turn position (0 = start player)")
             ax.set_xticks(range(len(seats)))
         axes[0][0].set_ylabel("win rate (shared = 1/k)")
-        fig.suptitle("Win rate by seat, 95% Wilson intervals; dashed: 1/players", fontsize=10, y=1.06)
+        fig.suptitle("Win rate by turn position, 95% Wilson intervals; dashed: 1/players", fontsize=10, y=1.06)
         out["seat-win-rate.png"] = _figure_png(fig)
 
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.0))
@@ -372,13 +381,17 @@ def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | N
         parts += [f"<h3>{e(name)}</h3>", _markdown_table(leaderboard(ratings))]
         matrix = pairwise(recs, [r.name for r in ratings]).table()
         parts += ["<p>Pairwise score, row against column:</p>", _markdown_table(matrix)]
-    parts.append("<h2>Win rate by seat</h2>")
+    parts.append("<h2>Win rate by turn position</h2>")
+    parts.append(
+        "<p>Position 0 is the start player (the seed draws it, CORE-01-03-03), position k plays k-th in a round. "
+        "The tournament seats every bot of a deal in every seat, so each bot starts equally often.</p>"
+    )
     if "seat-win-rate.png" in figs:
-        parts.append(_img(figs["seat-win-rate.png"], "win rate by seat"))
+        parts.append(_img(figs["seat-win-rate.png"], "win rate by turn position"))
     most = max((len(g.seat_wins) for g in st.by_config.values()), default=0)
     parts.append(
         _table(
-            ["configuration", *[f"seat {s}" for s in range(most)]],
+            ["configuration", *[f"position {s}" for s in range(most)]],
             (
                 [n, *[r.text() for r in g.seat_wins], *["—"] * (most - len(g.seat_wins))]
                 for n, g in st.by_config.items()
@@ -394,10 +407,10 @@ def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | N
             [off, on, ", ".join(st.bots[on]), g_off.seat_wins[0].text(), g_on.seat_wins[0].text(), f"{effect:+.1%}"]
         )
     if rows:
-        head = ["without", "with", "bots", "seat 0 win rate without", "seat 0 win rate with", "effect"]
+        head = ["without", "with", "bots", "start player's win rate without", "with", "effect"]
         parts.append(_table(head, rows))
         parts.append(
-            "<p>The other seats' win rates are in the table above. A mirror tournament (one bot in every seat) "
+            "<p>The other positions' win rates are in the table above. A mirror tournament (one bot in every seat) "
             "measures the seats best: with different bots, their strengths add noise.</p>"
         )
     else:

@@ -15,10 +15,10 @@ of its schedule entry: the order in which workers finish, their number, or a res
 
 **Log** (``docs/benchmarking.md``). Line 1 is the header (format, version, bots, configurations, games, seed);
 every further line is one finished game: its index, configuration name, seed, seats, bot seeds, winners,
-Influence on the Board, returns, rounds, decisions, how often each rule ID fired in its events, its Measure
-events and a complete replay document (``bc_env.rules.replay`` format) under ``replay``. Lines are appended as
-games finish (in any order); readers sort by index. Resuming reads the finished games, drops a last line cut
-off mid-write, and plays only the missing ones.
+Influence on the Board, returns, start player, rounds, decisions, how often each rule ID fired in its events,
+its Measure events and a complete replay document (``bc_env.rules.replay`` format) under ``replay``. Lines
+are appended as games finish (in any order); readers sort by index. Resuming reads the finished games, drops a
+last line cut off mid-write, and plays only the missing ones.
 """
 
 from __future__ import annotations
@@ -196,6 +196,7 @@ def play_scheduled(game_spec: ScheduledGame) -> dict[str, Any]:
         "winners": game.winners(),
         "influence": list(game.on_board),
         "returns": game.returns(),
+        "start_player": next((e["player"] for e in game.events if e.get("type") == "start-player"), 0),
         "rounds": game.round,
         "decisions": len(actions),
         "rules": dict(sorted(rules.items())),
@@ -236,6 +237,7 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
         ("winners", list),
         ("influence", list),
         ("returns", list),
+        ("start_player", int),
         ("rounds", int),
         ("decisions", int),
         ("rules", dict),
@@ -259,6 +261,8 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
     p = sched.config.players
     if len(rec["influence"]) != p or len(rec["returns"]) != p:
         raise TournamentLogError(f"{where}: game {rec['index']}: influence and returns need {p} entries")
+    if not 0 <= rec["start_player"] < p:
+        raise TournamentLogError(f"{where}: game {rec['index']}: start_player must be a seat 0..{p - 1}")
     if not rec["winners"] or not all(isinstance(w, int) and 0 <= w < p for w in rec["winners"]):
         raise TournamentLogError(
             f"{where}: game {rec['index']}: winners must be seats 0..{p - 1}, got {rec['winners']}"

@@ -46,6 +46,10 @@ def test_report_statistics(records):
     for group in st.by_config.values():
         total = sum(r.successes for r in group.seat_wins)
         assert total == pytest.approx(group.games)  # one victory per game, shares included
+    # By turn position: position 0 is the start player, so its wins are the start players' wins.
+    core = [r for r in records if r["config"] == "core-2p"]
+    starts = sum(1.0 / len(r["winners"]) for r in core if r["start_player"] in r["winners"])
+    assert st.by_config["core-2p"].seat_wins[0].successes == pytest.approx(starts)
     exp = [r for r in records if r["config"] == "exp01-4p"]
     assert st.by_players[2].games == 8 and st.by_players[4].games == len(exp) >= 4
     assert ("first_player_handicap", "true") in st.by_option and ("exp01", "true") in st.by_option
@@ -68,7 +72,7 @@ def test_report_html_is_self_contained_with_every_section(records, tmp_path):
     for heading in (
         "Games per configuration",
         "Ratings",
-        "Win rate by seat",
+        "Win rate by turn position",
         "FirstPlayerHandicap (VAR-01-02)",
         "By player count",
         "By variant and rules option",

@@ -97,6 +97,7 @@ def test_log_has_header_and_every_game_with_a_replay(full_log):
         assert list(game.on_board) == rec["influence"]
         assert rec["decisions"] == len(rec["replay"]["actions"])
         assert sum(rec["rules"].values()) == len(game.events)
+        assert rec["start_player"] == next(e["player"] for e in game.events if e["type"] == "start-player")
 
 
 def test_resume_plays_only_missing_games_and_gives_the_same_results(full_log, tmp_path, monkeypatch):
@@ -206,6 +207,7 @@ def _edit_game(n: int, **fields):
         (_edit_game(1, influence=[1, 2, 3]), "influence and returns need 2 entries"),
         (_edit_game(1, influence=[0, 0], winners=[0]), r"winners \[0\] are not the seats with the most Influence"),
         (_edit_game(1, rounds="many"), "game.rounds has the wrong type"),
+        (_edit_game(1, start_player=2), "start_player must be a seat 0..1"),
         (_edit_game(1, measures=[["steal-measure", 0, "EXP-01-M01"]]), "malformed Measure event"),
     ],
 )
