@@ -300,9 +300,11 @@ def figures(st: BalanceStats) -> dict[str, bytes]:
         ax.set_ylabel("share of games")
         ax.legend(fontsize=8)
         out["endings.png"] = _figure_png(fig)
-        fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 0.6 + 0.4 * len(st.ratings[names[0]])),
-                                 squeeze=False)  # fmt: skip
-        for ax, name in zip(axes[0], names):
+    rated = [n for n in names if len(st.ratings[n]) > 1]  # a mirror tournament has nothing to rate
+    if rated:
+        most = max(len(st.ratings[n]) for n in rated)
+        fig, axes = plt.subplots(1, len(rated), figsize=(3.6 * len(rated), 0.6 + 0.4 * most), squeeze=False)
+        for ax, name in zip(axes[0], rated):
             ratings = st.ratings[name][::-1]
             mus = [r.mu for r in ratings]
             ax.errorbar(mus, range(len(ratings)), xerr=[1.959964 * r.sigma for r in ratings], fmt="o", capsize=3)
