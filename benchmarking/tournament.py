@@ -397,6 +397,8 @@ def run_tournament(
                 "resume it without those options or choose another path"
             )
         spec = old.spec
+        for name in spec.bots:
+            check_bot(name, spec.configs)
         done = old.games
         if old.cut_tail:  # rewrite without the line cut off mid-write
             keep = log_path.read_text(encoding="utf-8").split("\n")[:-1]
@@ -404,10 +406,10 @@ def run_tournament(
     else:
         if spec is None:
             raise TournamentLogError(f"{log_path} does not exist: nothing to resume")
+        for name in spec.bots:  # before the log exists, so that a typo leaves nothing behind
+            check_bot(name, spec.configs)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log_path.write_text(json.dumps(spec.header()) + "\n", encoding="utf-8")
-    for name in spec.bots:
-        check_bot(name, spec.configs)
     games = schedule(spec)
     by_index = {g.index: g for g in games}
     pending = [g for g in games if g.index not in done]

@@ -164,6 +164,7 @@ def test_unknown_bot_or_a_trained_bot_on_another_preset_is_refused(tmp_path):
         run_tournament(TournamentSpec(("random", "nobody"), (CORE2,), 2), tmp_path / "a.jsonl", workers=1)
     with pytest.raises(TournamentError, match="trained for core-2p"):
         run_tournament(TournamentSpec(("random", "ppo-core-2p"), (CORE4,), 4), tmp_path / "b.jsonl", workers=1)
+    assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()  # nothing left behind
 
 
 # ------------------------------------------------------------------------------------------ malformed logs
