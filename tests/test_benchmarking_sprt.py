@@ -3,6 +3,7 @@ and error rates near alpha / beta; on real bots through the command line it stop
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -10,23 +11,24 @@ import pytest
 
 from balance_control.cli import main
 from benchmarking import TournamentError
-from benchmarking.sprt import SPRT, elo_to_score, llr, score_to_elo
+from benchmarking.sprt import SPRT, elo_to_score, llr, llr_pentanomial, score_to_elo
 
 
 def synthetic_run(true_elo: float, seed: int, draw_rate: float = 0.1, **kwargs) -> SPRT:
     """Bot A against bot B with a known Elo difference: each game a draw with ``draw_rate``, else A wins with the
-    probability that gives the score of ``true_elo``."""
+    probability that gives the score of ``true_elo``; games come two per deal."""
     test = SPRT(**kwargs)
     rng = random.Random(seed)
     s = elo_to_score(true_elo)
     p_win = (s - draw_rate / 2) / (1 - draw_rate)
-    while True:
+    for i in itertools.count():
         if rng.random() < draw_rate:
             result = 0.5
         else:
             result = 1.0 if rng.random() < p_win else 0.0
-        if test.add(result):
+        if test.add(result, deal=i // 2):
             return test
+    raise AssertionError("unreachable")
 
 
 def test_elo_and_score_convert_both_ways():
@@ -56,17 +58,41 @@ def test_an_equal_bot_is_rejected():
     assert "H0 accepted" in test.reason()
 
 
-def test_error_rates_stay_near_alpha_and_beta():
-    runs = 120
-    false_h1 = sum(synthetic_run(0, seed=s, elo0=0, elo1=100).verdict == "H1" for s in range(runs))
-    false_h0 = sum(synthetic_run(100, seed=10_000 + s, elo0=0, elo1=100).verdict == "H0" for s in range(runs))
+@pytest.mark.parametrize("model", ["pentanomial", "trinomial"])
+def test_error_rates_stay_near_alpha_and_beta(model):
+    runs = 100
+    false_h1 = sum(synthetic_run(0, seed=s, elo0=0, elo1=100, model=model).verdict == "H1" for s in range(runs))
+    false_h0 = sum(
+        synthetic_run(100, seed=10_000 + s, elo0=0, elo1=100, model=model).verdict == "H0" for s in range(runs)
+    )
     assert false_h1 / runs <= 0.05 + 0.05 and false_h0 / runs <= 0.05 + 0.05  # 5% each, with sampling slack
+
+
+def test_pentanomial_moves_when_a_deal_is_complete():
+    test = SPRT(elo0=0, elo1=50)
+    test.add(1.0, deal="a")
+    test.add(0.5, deal="b")
+    assert test.history == [] and test.pairs == [0] * 5
+    test.add(0.5, deal="a")  # deal a: 1 + 1/2 -> a pair scoring 3/4
+    test.add(0.0, deal="b")  # deal b: 1/2 + 0 -> 1/4
+    assert test.pairs == [0, 1, 0, 1, 0] and len(test.history) == 2
+    assert (test.wins, test.draws, test.losses) == (1, 2, 1)
+    assert test.llr == pytest.approx(llr_pentanomial([0, 1, 0, 1, 0], 0, 50))
+    with pytest.raises(TournamentError, match="pass deal="):
+        test.add(1.0)
+
+
+def test_trinomial_moves_on_every_game():
+    test = SPRT(elo0=0, elo1=50, model="trinomial")
+    test.add(1.0)
+    test.add(0.5)
+    assert len(test.history) == 2 and test.llr == pytest.approx(llr(1, 1, 0, 0, 50))
 
 
 def test_max_games_ends_inconclusive_and_later_results_are_ignored():
     test = SPRT(elo0=0, elo1=5, max_games=20)
     for i in range(30):
-        test.add(float(i % 2))
+        test.add(float(i % 2), deal=i // 2)
     assert test.verdict == "inconclusive" and test.games == 20
     assert "inconclusive: reached max_games 20" in test.reason()
 
@@ -77,13 +103,14 @@ def test_max_games_ends_inconclusive_and_later_results_are_ignored():
         ({"elo0": 10, "elo1": 5}, "elo1 must be greater"),
         ({"alpha": 0.7}, "alpha must be"),
         ({"max_games": 0}, "max_games"),
+        ({"model": "binomial"}, "model must be one of pentanomial, trinomial"),
     ],
 )
 def test_bad_parameters(kwargs, match):
     with pytest.raises(TournamentError, match=match):
         SPRT(**kwargs)
     with pytest.raises(TournamentError, match="1, 0.5 or 0"):
-        SPRT().add(0.3)
+        SPRT().add(0.3, deal=0)
 
 
 def test_cli_sprt_heuristic_against_random_stops_with_h1(tmp_path, capsys):

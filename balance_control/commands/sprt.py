@@ -23,6 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--max-games", type=int, default=2000, help="stop as inconclusive after this many games")
+    parser.add_argument(
+        "--model",
+        choices=("pentanomial", "trinomial"),
+        default="pentanomial",
+        help="pentanomial: pairs of games on one deal (default, fishtest's); trinomial: single games",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", help="the tournament log to write (default: sprt-A-B-CONFIG-seedN.jsonl)")
     parser.add_argument("--resume", action="store_true", help="continue the test's log")
@@ -40,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
     if args.a == args.b:
         raise fail("--a and --b must be different bots")
     try:
-        test = SPRT(args.elo0, args.elo1, args.alpha, args.beta, args.max_games)
+        test = SPRT(args.elo0, args.elo1, args.alpha, args.beta, args.max_games, args.model)
     except BalanceControlError as exc:
         raise fail(str(exc)) from None
     head = (
         f"SPRT {args.a} vs {args.b}: H0 elo = {args.elo0:g}, H1 elo = {args.elo1:g}, "
-        f"alpha {args.alpha:g}, beta {args.beta:g}, bounds {test.lower:.2f} .. {test.upper:.2f}"
+        f"alpha {args.alpha:g}, beta {args.beta:g}, bounds {test.lower:.2f} .. {test.upper:.2f}, {args.model}"
     )
     if args.from_log:
         (log,) = read_logs([args.from_log])
