@@ -249,6 +249,8 @@ def test_cli_tournament_resume_rate_and_replay(tmp_path, capsys):
     assert main(["replay", str(log), "--game", "2"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("game 2: core-2p, seed 6,")
+    with pytest.raises(SystemExit, match=r"balance-control: error: .*pick a game with --game N"):
+        main(["replay", str(log)])
     with pytest.raises(SystemExit, match="has no finished game 9"):
         main(["replay", str(log), "--game", "9"])
     with pytest.raises(SystemExit, match="--bots is required"):

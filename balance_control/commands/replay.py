@@ -33,6 +33,12 @@ def run(args: argparse.Namespace) -> int:
             raise fail(str(exc)) from None
         print(f"game {args.game}: {rec['config']}, seed {rec['seed']}, seats {', '.join(rec['seats'])}")
     else:
-        game = load_replay(args.file)
+        try:
+            game = load_replay(args.file)
+        except (ValueError, OSError) as exc:  # BalanceControlError, or a file that is not JSON
+            hint = ""
+            if str(args.file).endswith(".jsonl"):
+                hint = " (a tournament log? pick a game with --game N)"
+            raise fail(f"{exc}{hint}") from None
     print(game.render())
     return 0
