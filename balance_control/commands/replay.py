@@ -32,13 +32,12 @@ def run(args: argparse.Namespace) -> int:
         except BalanceControlError as exc:
             raise fail(str(exc)) from None
         print(f"game {args.game}: {rec['config']}, seed {rec['seed']}, seats {', '.join(rec['seats'])}")
-    else:
+    elif str(args.file).endswith(".jsonl"):  # a tournament log given without --game
         try:
             game = load_replay(args.file)
-        except (ValueError, OSError) as exc:  # BalanceControlError, or a file that is not JSON
-            hint = ""
-            if str(args.file).endswith(".jsonl"):
-                hint = " (a tournament log? pick a game with --game N)"
-            raise fail(f"{exc}{hint}") from None
+        except (ValueError, OSError) as exc:  # BalanceControlError, or a file that is not one JSON document
+            raise fail(f"{exc} (a tournament log? pick a game with --game N)") from None
+    else:
+        game = load_replay(args.file)
     print(game.render())
     return 0
