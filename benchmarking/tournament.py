@@ -160,23 +160,24 @@ def schedule(spec: TournamentSpec) -> list[ScheduledGame]:
 # ---------------------------------------------------------------------------- playing one game
 
 #: Trained bots read their weights once per process (they draw nothing at random, so one object serves all).
-_NEURAL_CACHE: dict[str, Any] = {}
+_NEURAL_CACHE: dict[tuple[str, RulesConfig], Any] = {}
 
 
-def _bot(name: str, seed: int) -> Any:
+def _bot(name: str, seed: int, config: RulesConfig) -> Any:
     import policies
 
     if name in ("random", "heuristic", "expert"):
         return policies.load(name, seed=seed)
-    if name not in _NEURAL_CACHE:
-        _NEURAL_CACHE[name] = policies.load(name, seed=seed)
-    return _NEURAL_CACHE[name]
+    key = (name, config)
+    if key not in _NEURAL_CACHE:
+        _NEURAL_CACHE[key] = policies.load(name, seed=seed, config=config)
+    return _NEURAL_CACHE[key]
 
 
 def play_scheduled(game_spec: ScheduledGame) -> dict[str, Any]:
     """Play one scheduled game and return its log record (a pure function of ``game_spec``)."""
     game = Game.new(game_spec.config, game_spec.seed)
-    bots = [_bot(name, seed) for name, seed in zip(game_spec.seats, game_spec.bot_seeds)]
+    bots = [_bot(name, seed, game_spec.config) for name, seed in zip(game_spec.seats, game_spec.bot_seeds)]
     actions: list[int] = []
     while not game.is_terminal():
         seat = game.current_player
@@ -458,22 +459,15 @@ def run_tournament(
 
 
 def check_bot(name: str, configs: Iterable[RulesConfig]) -> None:
-    """Raise :class:`TournamentError` unless ``name`` is a bot that loads (and, for a trained bot, fits)."""
+    """Raise :class:`TournamentError` unless ``name`` is a bot that loads and, for a trained bot, was trained
+    for every one of ``configs`` (``policies.load`` with ``config`` checks it)."""
     import policies
 
-    try:
-        bot = policies.load(name, seed=0)
-    except (ValueError, OSError) as exc:
-        raise TournamentError(str(exc)) from None
-    rules = getattr(bot, "rules", None)  # a trained bot plays the configuration it was trained on
-    if isinstance(rules, RulesConfig):
-        keys = ("players", "topology", "table_size", "exp01", "exp02", "exp03")
-        for config in configs:
-            if any(getattr(rules, k) != getattr(config, k) for k in keys):
-                raise TournamentError(
-                    f"bot {name!r} was trained for {rules.name} ({rules.players} players) and cannot play "
-                    f"{config.name} ({config.players} players)"
-                )
+    for config in configs:
+        try:
+            policies.load(name, seed=0, config=config)
+        except (BalanceControlError, ValueError, OSError) as exc:
+            raise TournamentError(str(exc)) from None
 
 
 __all__ = [

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from bc_env.rules import Game, RulesConfig
 
@@ -51,6 +52,8 @@ class GameResult:
     decisions: int
     #: Seconds per decision, per seat (wall clock; reporting only).
     latencies: list[list[float]] = field(default_factory=list)
+    #: The game's actions in order (with ``seed`` and the config, its replay: ``bc_env.rules.record``).
+    actions: list[int] = field(default_factory=list)
 
 
 def play_game(config: RulesConfig | str, policies_by_seat: Sequence[Policy], seed: int) -> GameResult:
@@ -59,7 +62,7 @@ def play_game(config: RulesConfig | str, policies_by_seat: Sequence[Policy], see
     if len(policies_by_seat) != game.num_players:
         raise ValueError(f"{game.config.name} has {game.num_players} seats, got {len(policies_by_seat)} policies")
     latencies: list[list[float]] = [[] for _ in range(game.num_players)]
-    decisions = 0
+    actions: list[int] = []
     while not game.is_terminal():
         seat = game.current_player
         assert seat is not None
@@ -67,15 +70,16 @@ def play_game(config: RulesConfig | str, policies_by_seat: Sequence[Policy], see
         action = policies_by_seat[seat].act(game)
         latencies[seat].append(time.perf_counter() - start)
         game.apply(action)
-        decisions += 1
+        actions.append(action)
     return GameResult(
         seed=seed,
         seats=[getattr(p, "name", type(p).__name__) for p in policies_by_seat],
         winners=game.winners(),
         influence=list(game.on_board),
         returns=game.returns(),
-        decisions=decisions,
+        decisions=len(actions),
         latencies=latencies,
+        actions=actions,
     )
 
 
@@ -101,8 +105,9 @@ class EntrantStats:
 
     label: str
     games: int = 0
-    #: Fractional wins: a victory shared by k players counts 1/k.
+    #: Fractional wins: a victory shared by k players counts 1/k (``wins_exact`` as a fraction).
     wins: float = 0.0
+    wins_exact: Fraction = Fraction(0)
     outright: int = 0
     shared: int = 0
     influence_sum: int = 0
@@ -156,11 +161,60 @@ class MatchResult:
         for e in self.entrants:
             lo, hi = e.ci95
             lines.append(
-                f"| {e.label} | {e.games} | {e.wins:g} | {e.outright} | {e.shared} | {e.win_rate:.1%} | "
+                f"| {e.label} | {e.games} | {format_wins(e.wins_exact)} | {e.outright} | {e.shared} | "
+                f"{e.win_rate:.1%} | "
                 f"{lo:.1%} .. {hi:.1%} | {e.mean_influence:.2f} | {e.mean_return:+.3f} | "
                 f"{e.latency_ms(0.5):.2f} / {e.latency_ms(0.99):.2f} |"
             )
         return "\n".join(lines)
+
+    def rows(self) -> list[dict[str, object]]:
+        """One record per entrant (the columns of :meth:`table`, machine-readable: ``--json`` / ``--csv``)."""
+        out: list[dict[str, object]] = []
+        for e in self.entrants:
+            lo, hi = e.ci95
+            out.append(
+                {
+                    "entrant": e.label,
+                    "games": e.games,
+                    "wins": round(e.wins, 6),
+                    "wins_fraction": format_wins(e.wins_exact),
+                    "outright": e.outright,
+                    "shared": e.shared,
+                    "win_rate": round(e.win_rate, 6),
+                    "ci95_low": round(lo, 6),
+                    "ci95_high": round(hi, 6),
+                    "mean_influence": round(e.mean_influence, 6),
+                    "mean_return": round(e.mean_return, 6),
+                    "decision_ms_median": _ms(e.latency_ms(0.5)),
+                    "decision_ms_p99": _ms(e.latency_ms(0.99)),
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, object]:
+        """The match summary as a JSON-ready object (``balance-control match --json``)."""
+        return {
+            "config": self.config,
+            "games": self.games,
+            "seed": self.seed,
+            "seats": "rotated" if self.rotate_seats else "fixed",
+            "scoring": "a victory shared by k counts 1/k",
+            "entrants": self.rows(),
+        }
+
+
+def _ms(value: float) -> float | None:
+    return None if math.isnan(value) else round(value, 4)
+
+
+def format_wins(wins: Fraction) -> str:
+    """A win count as people read it: ``214``, ``214 1/3``, ``1/2`` (a victory shared by k counts 1/k)."""
+    whole, rest = divmod(wins.numerator, wins.denominator)
+    if rest == 0:
+        return str(whole)
+    part = f"{rest}/{wins.denominator}"
+    return f"{whole} {part}" if whole else part
 
 
 def _labels(entrants: Sequence[Entrant]) -> list[str]:
@@ -215,7 +269,7 @@ def play_match(
         by_seat: list[Policy] = [None] * n  # type: ignore[list-item]
         for e, entrant in enumerate(policies):
             if isinstance(entrant, str):
-                entrant = load(entrant, seed=bot_seed(seed, i, e))
+                entrant = load(entrant, seed=bot_seed(seed, i, e), config=cfg)
             by_seat[seat_of[e]] = entrant
         result = play_game(cfg, by_seat, seed + i)
         results.append(result)
@@ -227,7 +281,8 @@ def play_match(
             st.return_sum += result.returns[s]
             st.latencies.extend(result.latencies[s])
             if s in result.winners:
-                st.wins += 1.0 / k
+                st.wins_exact += Fraction(1, k)
+                st.wins = float(st.wins_exact)
                 if k == 1:
                     st.outright += 1
                 else:
@@ -237,4 +292,13 @@ def play_match(
     return MatchResult(cfg.name, games, seed, rotate_seats, stats, results)
 
 
-__all__ = ["EntrantStats", "GameResult", "MatchResult", "bot_seed", "play_game", "play_match", "wilson_interval"]
+__all__ = [
+    "EntrantStats",
+    "GameResult",
+    "MatchResult",
+    "bot_seed",
+    "format_wins",
+    "play_game",
+    "play_match",
+    "wilson_interval",
+]

@@ -68,13 +68,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bc_env.rules import Game
-from bc_env.rules.actions import FORMALIZE, MOVE_FROM, MOVE_TO, PLACE
+from bc_env.rules.actions import MOVE_FROM, MOVE_TO
 from bc_env.rules.components import HOTSPOT
 
 from .heuristic import (
     HeuristicPolicy,
     HeuristicWeights,
-    _Incremental,
+    IncrementalEvaluation,
     turns_needed_after_gate,
 )
 
@@ -319,7 +319,7 @@ class ExpertPolicy(HeuristicPolicy):
             return None
         self.weights = self._weights_open
         self._last = None
-        inc = _Incremental(game, me, self.weights, True)
+        inc = IncrementalEvaluation(game, me, self.weights, True)
         inc.template(MOVE_FROM * lay.n + srcs[0])
         best = None
         for h in targets:
@@ -345,7 +345,7 @@ class ExpertPolicy(HeuristicPolicy):
                 return tile
             mv = self._opener_move
             if mv is not None and game.phase_name == "move_to" and mv[0] == game.turn:
-                if game.pending["from"] == mv[1]:  # type: ignore[index]
+                if game.decision.src == mv[1]:  # type: ignore[union-attr]
                     dst = MOVE_TO * game.layout.n + mv[2]
                     if dst in game.legal_actions():
                         return dst
@@ -436,7 +436,7 @@ class ExpertPolicy(HeuristicPolicy):
                 # the political action may still place (supply - 1) or formalize (supply + 1): assume kept
                 values[a] += self._bank_value(after, me, supply) - self.waste_penalty * waste
             return
-        src_pending: int = game.pending["from"] if phase == "move_to" else -1  # type: ignore[index]
+        src_pending: int = game.decision.src if phase == "move_to" else -1  # type: ignore[union-attr]
         hot_cells = {c: i for i, (c, _, _) in enumerate(hots)}
 
         def bank_after(src: int, dst: int) -> float:
@@ -456,12 +456,13 @@ class ExpertPolicy(HeuristicPolicy):
             for a in values:
                 values[a] += bank_after(src_pending, a - MOVE_TO * n)
             return
-        inc = self._reuse(game, me, hold) if self.incremental and _Incremental.applies(game) else None
+        inc = self._reuse(game, me, hold) if self.incremental and IncrementalEvaluation.applies(game) else None
+        decode = game.layout.decode
         for a in list(values):
-            kind, cell = divmod(a, n)
-            if kind == PLACE:
+            verb, cell = decode(a)[:2]
+            if verb == "place":
                 values[a] += bank_after(-1, cell)
-            elif kind == MOVE_FROM:
+            elif verb == "move-from":
                 best = values[a] + bank_after(cell, -2)
                 if inc is not None and inc.frame is not None:
                     for c in hot_cells:
@@ -469,7 +470,7 @@ class ExpertPolicy(HeuristicPolicy):
                             best = max(best, inc.move_value(cell, c) + bank_after(cell, c))
                 values[a] = best
             else:  # Formalize / Convert / pass: the Board stays as it is
-                s_after = supply + 1 if kind == FORMALIZE and a != game.layout.pass_ else supply
+                s_after = supply + 1 if verb == "formalize" else supply
                 values[a] += self._bank_value(hots, me, s_after)
 
 

@@ -7,7 +7,7 @@ whole Political Action is valued at once. The resulting position is scored by :f
 is documented term by term in ``docs/policies.md``. Ties are broken by a seeded RNG, so the bot is
 deterministic given its seed.
 
-In the core game that search runs without a clone per action (:class:`_Incremental`): the Board data the
+In the core game that search runs without a clone per action (:class:`IncrementalEvaluation`): the Board data the
 evaluation reads are scanned once per decision and patched per action; the values are bit-identical to
 the clone-per-action reference (``HeuristicPolicy(incremental=False)``), so are the decisions.
 
@@ -32,8 +32,9 @@ import random
 from dataclasses import dataclass
 
 from bc_env.rules import Game
-from bc_env.rules.actions import CONVERT, FORMALIZE, MOVE_FROM, MOVE_TO, PLACE
+from bc_env.rules.actions import CONVERT, FORMALIZE, MOVE_TO, PLACE
 from bc_env.rules.components import COMMITTEE, GRASSROOTS, HOTSPOT, LOBBYIST, RESORT
+from bc_env.rules.decisions import Resolution
 
 # Decisions that continue the same player's turn (the rest of one Political Action).
 _CONTINUATIONS = ("move_to", "pay", "gain")
@@ -102,14 +103,14 @@ def _pairs(h: list[float], convert: bool, ratio: float) -> float:
 # The evaluation reads the Board (:class:`_Board`: Lobbyist owners, the majorities of the Resorts and the
 # unresolved Hotspots), the game clock and the Committees (:class:`_Frame`), and the players' holdings;
 # :func:`_combine` turns them into scores. :func:`evaluate` builds both from a game. The incremental
-# evaluation (:class:`_Incremental`) builds them once per decision and patches only what one action
+# evaluation (:class:`IncrementalEvaluation`) builds them once per decision and patches only what one action
 # changes. The Board data it patches are integer sums (order-free), so both give bit-identical values.
 
 
 #: A Resort's entry: (printed value, resort, leaders, thin margin); a Hotspot's: (empty neighbours, totals).
 _ResortEntry = tuple[int, int, tuple[int, ...], bool]
 _HotspotEntry = tuple[int, list[int]]
-#: What an action changes in the Board data (see _Incremental._changes): touched cells, Lobbyist owner
+#: What an action changes in the Board data (see IncrementalEvaluation._changes): touched cells, Lobbyist owner
 #: changes (cell, owner), Resort entry changes (index, entry), Hotspot totals changes (index, totals).
 _Change = tuple[
     frozenset[int],
@@ -437,11 +438,11 @@ def _evaluate(game: Game, me: int, w: HeuristicWeights, hold: bool, board: _Boar
     return _relative(scores, me, w, frame, game.on_board, hold, held_deployed, board.hotspots)
 
 
-#: The position after a Place / Move that changes no Board data (see _Incremental._after).
+#: The position after a Place / Move that changes no Board data (see IncrementalEvaluation._after).
 _After = tuple[list[int], list[int], bool, list[int], list[float], list[float], float]
 
 
-class _Incremental:
+class IncrementalEvaluation:
     """The values of one decision's actions for ``me``, without a clone per action (core rules only, see
     :meth:`applies`). Each value equals :func:`evaluate` of the position the reference search reaches (a
     clone per action, the rest of the Political Action played out) bit for bit: the arithmetic is the same
@@ -913,11 +914,11 @@ class HeuristicPolicy:
     ) -> None:
         self.rng = random.Random(seed)
         self.weights = weights or DEFAULT_WEIGHTS
-        #: Value Places and Moves incrementally (:class:`_Incremental`); False: a clone per action, the
+        #: Value Places and Moves incrementally (:class:`IncrementalEvaluation`); False: a clone per action, the
         #: reference the incremental values are tested against (same values, same decisions, slower).
         self.incremental = incremental
-        # The last _Incremental and the position it belongs to (see _reuse).
-        self._last: tuple[_Incremental, int, object, int] | None = None
+        # The last IncrementalEvaluation and the position it belongs to (see _reuse).
+        self._last: tuple[IncrementalEvaluation, int, object, int] | None = None
 
     # ------------------------------------------------------------------ public
     def act(self, game: Game) -> int:
@@ -944,7 +945,7 @@ class HeuristicPolicy:
     def _lookahead(self, game: Game, me: int, legal: list[int], hold: bool) -> dict[int, float]:
         """The one-step look-ahead values of the candidate actions (incremental in the core game, else a clone
         per action)."""
-        if self.incremental and _Incremental.applies(game):
+        if self.incremental and IncrementalEvaluation.applies(game):
             return self._incremental_values(game, me, legal, hold)
         values: dict[int, float] = {}
         for a in self._candidates(game, me, legal, hold):
@@ -954,7 +955,7 @@ class HeuristicPolicy:
         return values
 
     def _incremental_values(self, game: Game, me: int, legal: list[int], hold: bool) -> dict[int, float]:
-        """:meth:`action_values` through :class:`_Incremental`: the same candidates (the same RNG draws),
+        """:meth:`action_values` through :class:`IncrementalEvaluation`: the same candidates (the same RNG draws),
         the same values, without a clone per Place, Move or tile placement."""
         inc = self._reuse(game, me, hold)
         memo: dict[int, bool | None] = {}
@@ -967,22 +968,23 @@ class HeuristicPolicy:
                 values[a] = inc.tile_value(a)
             return values
         if phase == "move_to":
-            src = game.pending["from"]  # type: ignore[index]
+            src = game.decision.src  # type: ignore[union-attr]
             if candidates:
                 inc.template(candidates[0])
             for a in candidates:
                 values[a] = inc.move_value(src, a - MOVE_TO * n)
             return values
-        pend = game.pending
-        if phase in ("pay", "gain") and inc.spends() and pend is not None and pend["kind"] in ("formalize", "convert"):
-            inc.template(candidates[0])
-            lay = game.layout
-            for a in candidates:
-                if phase == "pay":
-                    values[a] = inc.spend_value(pend["kind"], pend["tile"], [*pend["paid"], a - lay.pay])
-                else:
-                    values[a] = inc.spend_value("convert", pend["tile"], list(pend["paid"]), a - lay.gain)
-            return values
+        dec = game.decision
+        if phase in ("pay", "gain") and inc.spends() and isinstance(dec, Resolution):
+            if dec.effect in ("formalize", "convert"):
+                inc.template(candidates[0])
+                lay = game.layout
+                for a in candidates:
+                    if phase == "pay":
+                        values[a] = inc.spend_value(dec.effect, dec.tile, [*dec.paid, a - lay.pay])
+                    else:
+                        values[a] = inc.spend_value("convert", dec.tile, list(dec.paid), a - lay.gain)
+                return values
         if phase != "political":  # another pay / gain decision (the Board stays as it is)
             for a in candidates:
                 child = game.clone()
@@ -991,15 +993,16 @@ class HeuristicPolicy:
             return values
         if candidates and candidates[0] != game.layout.pass_:
             inc.template(candidates[0])
+        decode = game.layout.decode
         for a in candidates:
-            kind, cell = divmod(a, n)  # the cell blocks of the layout; pass is kind 6
-            if kind == FORMALIZE and inc.spends():
+            verb, cell = decode(a)[:2]
+            if verb == "formalize" and inc.spends():
                 values[a] = inc.spend_value("formalize", cell, [])
-            elif kind == CONVERT and inc.spends():
+            elif verb == "convert" and inc.spends():
                 values[a] = inc.spend_value("convert", cell, [])
-            elif kind == PLACE:
+            elif verb == "place":
                 values[a] = inc.move_value(-1, cell)
-            elif kind == MOVE_FROM:
+            elif verb == "move-from":
                 # As _continue on the move_to decision: its legal destinations are every other non-Start tile
                 # (RULINGS R10), pruned by _influence_targets on the same Influence (nothing has moved yet).
                 dests = [c for c in game.nonstart if c != cell]
@@ -1013,8 +1016,8 @@ class HeuristicPolicy:
                 values[a] = self._continue(child, me, hold, inc.board)
         return values
 
-    def _reuse(self, game: Game, me: int, hold: bool) -> _Incremental:
-        """The :class:`_Incremental` of the previous decision if the position is still the same (the bot's
+    def _reuse(self, game: Game, me: int, hold: bool) -> IncrementalEvaluation:
+        """The :class:`IncrementalEvaluation` of the previous decision if the position is still the same (the bot's
         own ``move_from``, Formalize or Convert leave the Influence, Resources and clock alone and log
         nothing: the destination or payment decision that follows is valued from the same data), else a
         new one. Sameness: the event log is the same list content (its last entry the same object, so
@@ -1033,7 +1036,7 @@ class HeuristicPolicy:
             ):
                 inc.game = game
                 return inc
-        inc = _Incremental(game, me, self.weights, hold)
+        inc = IncrementalEvaluation(game, me, self.weights, hold)
         self._last = (inc, len(events), events[-1], game.turn) if events else None
         return inc
 
@@ -1148,20 +1151,21 @@ class HeuristicPolicy:
         place, move, other = [], [], []
         seen_groups: set[tuple[int, int]] = set()
         centre = game.topo.centre
+        decode = game.layout.decode
         for a in legal:
-            kind, cell = divmod(a, n)
-            if a == game.layout.pass_:
+            verb, cell = decode(a)[:2]
+            if verb == "pass":
                 other.append(a)
-            elif kind == PLACE:
+            elif verb == "place":
                 place.append(cell)
-            elif kind == MOVE_FROM:
+            elif verb == "move-from":
                 move.append(a)
-            elif kind == FORMALIZE:
+            elif verb == "formalize":
                 group = (FORMALIZE, 1 if cell == centre else 0)
                 if group not in seen_groups:
                     seen_groups.add(group)
                     other.append(a)
-            elif kind == CONVERT:
+            elif verb == "convert":
                 group = (CONVERT, game.catalogue[game.tile_at[cell]].text)
                 if group not in seen_groups:
                     seen_groups.add(group)

@@ -13,25 +13,60 @@ The network (manifest ``network.type``) is the policy half of the trained sb3 po
   (``training/spatial.py`` documents the forward pass; arrays ``conv_in.w`` ... ``extra.b``).
 
 Illegal actions are masked out, so the bot always chooses a legal action (the most likely one).
+
+Loading checks everything before the bot plays: the manifest's every field (format, version, rules, encoder
+version, action layout, network type, activation and shape), the arrays (names, float32, shapes that fit the
+manifest and the game's observation and action sizes, finite values) and, given ``config``, that the bot was
+trained for those rules. Any problem raises :class:`PolicyFileError` naming the file and the field; a bot asked
+to act in a game of other rules raises :class:`PolicyConfigError` naming both configurations.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bc_env.rules import Game, RulesConfig
+from bc_env.rules import BalanceControlError, Game, IllegalActionError, RulesConfig
 
 FORMAT = "balance-control-policy"
 VERSION = 1
 
+#: Bounds of the network dimensions a manifest may declare (far above every trained bot; they keep a corrupted
+#: manifest from describing absurd shapes).
+MAX_LAYERS = 64
+MAX_WIDTH = 1 << 16
 
-class PolicyFileError(ValueError):
+
+class PolicyFileError(BalanceControlError):
     """A policy file or its manifest is missing, malformed or does not fit the game."""
+
+
+class PolicyConfigError(PolicyFileError):
+    """A trained bot used with rules other than those in its manifest (the message names both)."""
+
+
+def rules_key(config: RulesConfig) -> dict[str, Any]:
+    """What must agree between a bot's manifest and a game: the rules, whatever the configuration is called."""
+    data = config.to_dict()
+    data.pop("name", None)
+    return data
+
+
+def check_rules(policy_name: str, trained: RulesConfig, config: RulesConfig) -> None:
+    """Raise :class:`PolicyConfigError` unless ``config`` has the rules ``policy_name`` was trained for."""
+    if rules_key(trained) != rules_key(config):
+        a, b = rules_key(trained), rules_key(config)
+        diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        raise PolicyConfigError(
+            f"bot {policy_name} was trained for rules {trained.name} ({trained.players} players), "
+            f"this game is {config.name} ({config.players} players); they differ in {', '.join(diff)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -94,9 +129,24 @@ CELL_BLOCKS = 6
 
 
 def _load_arrays(npz: Path, names: list[str]) -> dict[str, np.ndarray]:
-    """The named float32 arrays of ``npz``, loaded without pickle."""
+    """The named float32 arrays of ``npz``, loaded without pickle; a file NumPy cannot read raises
+    ``PolicyFileError``."""
+    try:
+        return _read_arrays(npz, names)
+    except PolicyFileError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        # A corrupted .npz fails anywhere in zipfile and NumPy's header parser (BadZipFile, EOFError, zlib.error,
+        # NotImplementedError for an odd zip version, SyntaxError or tokenize.TokenError for a mangled header,
+        # ValueError, ...): all of them mean the same thing to the caller.
+        raise PolicyFileError(f"{npz}: corrupted weights file ({type(exc).__name__}: {exc})") from None
+
+
+def _read_arrays(npz: Path, names: list[str]) -> dict[str, np.ndarray]:
     out = {}
     with np.load(npz, allow_pickle=False) as arrays:
+        if not hasattr(arrays, "files"):  # a bare .npy, not an .npz archive
+            raise PolicyFileError(f"{npz}: not an .npz archive of named arrays")
         for name in names:
             try:
                 arr = arrays[name]
@@ -106,19 +156,36 @@ def _load_arrays(npz: Path, names: list[str]) -> dict[str, np.ndarray]:
                 raise PolicyFileError(f"{npz}: refused ({exc}); policy files never use pickle") from None
             if arr.dtype != np.float32:
                 raise PolicyFileError(f"{npz}: array {name!r} must be float32, not {arr.dtype}")
+            if not np.isfinite(arr).all():
+                raise PolicyFileError(f"{npz}: array {name!r} has values that are not finite (nan or inf)")
             out[name] = arr
+        extra = sorted(set(arrays.files) - set(names))
+        if extra:
+            raise PolicyFileError(f"{npz}: unexpected array(s) {', '.join(extra)} for this network")
     return out
+
+
+def _int_field(value: Any, where: str, low: int = 1, high: int = MAX_WIDTH) -> int:
+    """A manifest integer (not a bool, not a float) within ``low..high``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PolicyFileError(f"{where} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise PolicyFileError(f"{where} must be in {low}..{high}, got {value}")
+    return value
 
 
 def _spatial_shapes(net: dict[str, Any], man: Path) -> dict[str, tuple[int, ...]]:
     """The array names and shapes of a spatial network with the manifest's dimensions."""
-    try:
-        keys = ("planes", "size", "vector", "channels", "layers", "global", "extra")
-        c, s, v, f, k, g, e = (int(net[x]) for x in keys)
-    except (KeyError, TypeError, ValueError):
+    keys = ("planes", "size", "vector", "channels", "layers", "global", "extra")
+    missing = [x for x in keys if x not in net]
+    if missing:
         raise PolicyFileError(
-            f"{man}: a spatial network needs integer planes, size, vector, channels, layers, global and extra"
-        ) from None
+            f"{man}: a spatial network needs integer planes, size, vector, channels, layers, global and extra "
+            f"(missing: {', '.join(missing)})"
+        )
+    c, s, v, f, g, e = (_int_field(net[x], f"{man}: network.{x}") for x in ("planes", "size", "vector", "channels",
+                                                                         "global", "extra"))  # fmt: skip
+    k = _int_field(net["layers"], f"{man}: network.layers", 1, MAX_LAYERS)
     shapes: dict[str, tuple[int, ...]] = {
         "conv_in.w": (f, c, 3, 3), "conv_in.b": (f,), "vec_in.w": (f, v), "vec_in.b": (f,),
         "glob.w": (g, v + f), "glob.b": (g,), "mix.w": (f, g), "mix.b": (f,),
@@ -145,56 +212,135 @@ def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 class NeuralPolicy:
     """A trained policy (NumPy inference). ``act(game)`` returns the most likely legal action."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, config: RulesConfig | str | None = None) -> None:
+        """Load and check the bot at ``path`` (``.npz`` and ``.json``); with ``config``, also check that the bot
+        was trained for those rules (else :class:`PolicyConfigError`)."""
         path = Path(path).with_suffix("")
         npz, man = path.with_suffix(".npz"), path.with_suffix(".json")
         if not npz.is_file() or not man.is_file():
             raise PolicyFileError(f"a policy needs both {npz} and {man}")
         try:
-            data = json.loads(man.read_text(encoding="utf-8"))
+            self._load(path, npz, man)
+        except PolicyFileError:
+            raise
+        except BalanceControlError as exc:  # e.g. ConfigError from the manifest's rules
+            raise PolicyFileError(f"{man}: {exc}") from None
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, IndexError, TypeError, ValueError,
+                AttributeError, RecursionError, OverflowError, MemoryError) as exc:  # fmt: skip
+            # A corrupted file that the checks above did not name (e.g. a truncated zip member).
+            raise PolicyFileError(f"{npz}: corrupted policy file ({type(exc).__name__}: {exc})") from None
+        if config is not None:
+            check_rules(self.name, self.rules, RulesConfig.resolve(config))
+
+    def _load(self, path: Path, npz: Path, man: Path) -> None:
+        from bc_env.encoding import Encoder, encoder_version
+
+        try:
+            data = json.loads(man.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise PolicyFileError(f"{man}: not UTF-8 text ({exc.reason})") from None
         except json.JSONDecodeError as exc:
             raise PolicyFileError(f"{man}: not valid JSON: {exc}") from None
-        if data.get("format") != FORMAT or data.get("version") != VERSION:
+        if not isinstance(data, dict):
+            raise PolicyFileError(f"{man}: a manifest is a JSON object, got {type(data).__name__}")
+        if data.get("format") != FORMAT or type(data.get("version")) is not int or data["version"] != VERSION:
             raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest")
+        name = data.get("name", path.name)
+        if not isinstance(name, str) or not name:
+            raise PolicyFileError(f"{man}: name must be a non-empty string, got {name!r}")
+        self.name = name
+        if "rules" not in data:
+            raise PolicyFileError(f"{man}: no 'rules' (the rules configuration the bot was trained for)")
         self.manifest = Manifest(data)
-        self.name = str(data.get("name", path.name))
+        self.rules = self.manifest.rules  # ConfigError names a bad option
+        # The encoder version of the bot's layout (per layout: the core bots survive expansion changes).
+        version = data.get("encoder_version")
+        expected = encoder_version(self.rules)
+        if type(version) is not type(expected) or version != expected:
+            raise PolicyFileError(
+                f"{man}: trained with encoder version {version!r}, this code has version {expected!r} for its rules"
+            )
+        if "rules_preset" in data and not isinstance(data["rules_preset"], str):
+            raise PolicyFileError(f"{man}: rules_preset must be a string, got {data['rules_preset']!r}")
+        if "training" in data and not isinstance(data["training"], dict):
+            raise PolicyFileError(f"{man}: training (the provenance) must be an object")
+        encoder = Encoder(self.rules)
+        game_actions = Game.new(self.rules, 0).num_actions
+        obs_size = int(encoder.size_total)
+        layout = data.get("action_layout")
+        if not isinstance(layout, dict) or type(layout.get("version")) is not int or layout["version"] != 1:
+            raise PolicyFileError(f"{man}: action_layout must be an object with version 1 and num_actions")
+        declared = _int_field(layout.get("num_actions"), f"{man}: action_layout.num_actions")
+        if declared != game_actions:
+            raise PolicyFileError(
+                f"{man}: action_layout.num_actions is {declared}, the rules {self.rules.name} have {game_actions}"
+            )
         net = data.get("network")
         if not isinstance(net, dict):
             raise PolicyFileError(f"{man}: no 'network' description")
+        activation = net.get("activation")
+        if activation not in ("tanh", "relu"):
+            raise PolicyFileError(f"{man}: network.activation must be 'tanh' or 'relu', got {activation!r}")
         self.kind = net.get("type", "mlp")
         if self.kind == "mlp":
-            names = [f"{x}{i}" for i in range(len(net.get("layers", []))) for x in "wb"]
-            if not names:
-                raise PolicyFileError(f"{man}: an mlp network needs at least one layer")
+            layers = net.get("layers")
+            if not isinstance(layers, list) or not 1 <= len(layers) <= MAX_LAYERS:
+                raise PolicyFileError(
+                    f"{man}: an mlp network needs network.layers, a list of 1..{MAX_LAYERS} [in, out]"
+                )
+            dims = []
+            for i, pair in enumerate(layers):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise PolicyFileError(f"{man}: network.layers[{i}] must be [in, out], got {pair!r}")
+                dims.append(tuple(_int_field(d, f"{man}: network.layers[{i}]") for d in pair))
+            if dims[0][0] != obs_size:
+                raise PolicyFileError(
+                    f"{man}: the first layer takes {dims[0][0]} inputs, the observation of {self.rules.name} "
+                    f"has {obs_size}"
+                )
+            for i in range(1, len(dims)):
+                if dims[i][0] != dims[i - 1][1]:
+                    raise PolicyFileError(f"{man}: network.layers[{i}] takes {dims[i][0]}, layer {i - 1} gives "
+                                          f"{dims[i - 1][1]}")  # fmt: skip
+            if dims[-1][1] != game_actions:
+                raise PolicyFileError(f"{man}: the last layer gives {dims[-1][1]} logits, the game has {game_actions}")
+            if "hidden" in net and net["hidden"] != [d[1] for d in dims[:-1]]:
+                raise PolicyFileError(f"{man}: network.hidden {net['hidden']!r} does not match network.layers")
+            names = [f"{x}{i}" for i in range(len(dims)) for x in "wb"]
+            arrays = _load_arrays(npz, names)
+            self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(dims))]
+            for i, ((w, b), (n_in, n_out)) in enumerate(zip(self.layers, dims, strict=True)):
+                if w.shape != (n_out, n_in) or b.shape != (n_out,):
+                    raise PolicyFileError(
+                        f"{npz}: layer {i} must be float32 weight[{n_out}, {n_in}] and bias[{n_out}] "
+                        f"(network.layers), got {w.shape} and {b.shape}"
+                    )
+            self.num_actions = dims[-1][1]
         elif self.kind == "spatial":
             shapes = _spatial_shapes(net, man)
-            names = list(shapes)
-        else:
-            raise PolicyFileError(f"{man}: unknown network type {self.kind!r} (allowed: mlp, spatial)")
-        arrays = _load_arrays(npz, names)
-        if self.kind == "mlp":
-            self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(names) // 2)]
-            for i, (w, b) in enumerate(self.layers):
-                if w.ndim != 2 or b.shape != (w.shape[0],):
-                    raise PolicyFileError(f"{npz}: layer {i} must be float32 weight[out, in] and bias[out]")
-            self.num_actions = int(self.layers[-1][0].shape[0])
-        else:
+            expected = {
+                "planes": encoder.num_channels,
+                "size": encoder.size,
+                "vector": obs_size - encoder.num_channels * encoder.size**2,
+                "extra": game_actions - CELL_BLOCKS * encoder.size**2,
+            }
+            for key, value in expected.items():
+                if net[key] != value:
+                    raise PolicyFileError(
+                        f"{man}: network.{key} is {net[key]}, the observation and actions of {self.rules.name} "
+                        f"need {value}"
+                    )
+            arrays = _load_arrays(npz, list(shapes))
             for name, shape in shapes.items():
                 if arrays[name].shape != shape:
                     raise PolicyFileError(f"{npz}: array {name} has shape {arrays[name].shape}, expected {shape}")
             self.arrays = arrays
             self.net = net
             self.num_actions = CELL_BLOCKS * int(net["size"]) ** 2 + int(net["extra"])
+        else:
+            raise PolicyFileError(f"{man}: unknown network type {self.kind!r} (allowed: mlp, spatial)")
         self._act = _act_fn(self.manifest.activation)
-        from bc_env.encoding import ENCODER_VERSION
-
-        if data.get("encoder_version") != ENCODER_VERSION:
-            raise PolicyFileError(
-                f"{man}: trained with encoder version {data.get('encoder_version')}, "
-                f"this code has version {ENCODER_VERSION}"
-            )
-        self.rules = self.manifest.rules
-        self._encoders: dict[RulesConfig, Any] = {}
+        self._encoders: dict[RulesConfig, Any] = {self.rules: encoder}
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one observation (or of a batch, one per row)."""
@@ -230,16 +376,15 @@ class NeuralPolicy:
         if enc is None:
             from bc_env.encoding import Encoder
 
+            check_rules(self.name, self.rules, game.config)
             enc = self._encoders[game.config] = Encoder(game.config)
         return enc
 
     def act(self, game: Game) -> int:
         player = game.current_player
         if player is None:
-            raise ValueError("the game is over: no decision to take")
-        if game.num_actions != self.num_actions:
-            raise PolicyFileError(f"policy {self.name} has {self.num_actions} actions, the game has {game.num_actions}")
-        obs = self._encoder(game).encode(game, player)
+            raise IllegalActionError("the game is over: no decision to take")
+        obs = self._encoder(game).encode(game, player)  # PolicyConfigError for a game of other rules
         logits = self.logits(obs)
         mask = game.legal_action_mask()
         return int(np.argmax(np.where(mask, logits, -np.inf)))

@@ -2,7 +2,7 @@
 # Set everything up and run the checks: ruff (lint + format), mypy (the engine) and the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev,train,tournament
+scripts/setup.sh dev,train,serve,onnx,embed-test,bench,tournament  # bench: the env benchmark's peers (tests/test_packaging.py)
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

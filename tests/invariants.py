@@ -52,6 +52,7 @@ from bc_env.rules.components import (
     START,
 )
 from bc_env.rules.config import GrassrootsText
+from bc_env.rules.decisions import Resolution
 from bc_env.rules.effects import (
     CONSUMED,
     END_OF_PLAYER_TURN,
@@ -506,23 +507,24 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
     kinds = tracker.board
     nonstart = tracker.nonstart  # CORE-01-08-04: every Board tile but the Start Committee
     if phase == "move_to":
-        src = g.pending["from"]
+        src = g.decision.src
         return [MOVE_TO * n + c for c in nonstart if c != src]  # RULINGS R10, BC-13
     eco = g.eco
     bargaining = tracker.in_force("EXP-01-M03")  # EXP-01-06-M03-03 / EXP-01-08-M03-04, BC-24
-    if phase in ("pay", "exchange") and g.pending.get("gain") is not None:
+    dec = g.decision
+    if phase in ("pay", "exchange") and isinstance(dec, Resolution) and dec.gain >= 0:
         # A ConvertResources' exchange decision, or (pay) Supplemental Budget's additional Resource for the
         # exchange chosen: the supply after the payment, the ECO after the conversion (EXP-01-06-M10-03/04).
         nr = g.num_resorts
-        paid = Counter(g.pending["paid"])
+        paid = Counter(dec.paid)
         supply = [v - paid[r] for r, v in enumerate(g.res[p * nr : p * nr + nr])]
-        eco_after = supply[eco] + (1 if g.pending["gain"] == eco else 0)
+        eco_after = supply[eco] + (1 if dec.gain == eco else 0)
         if bargaining and not (tracker.budget_open(p) and tracker.supplement_resorts(supply, eco_after)):
             _fail(f"BC-24, BC-30: an Investment Program exchange offered to {p} under Collective Bargaining")
         if phase == "pay":
             # EXP-01-06-M10-04, BC-30: one Resource of any resort; asked only where two or more resorts can pay.
-            if not bargaining or g.pending.get("exchange") is None:
-                _fail(f"BC-30: a pay decision after the gain of a ConvertResources: {g.pending}")
+            if not bargaining or dec.supplements is None:
+                _fail(f"BC-30: a pay decision after the gain of a ConvertResources: {dec.describe(g)}")
             want = [lay.pay + r for r in tracker.supplement_resorts(supply, eco_after)]
             return want if len(want) >= 2 else _fail(f"BC-05, BC-30: the additional Resource offers {want}")
     if phase == "pay":
@@ -533,7 +535,7 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
     if phase == "gain":
         # R16: a resort other than the converted pair (the rest of the payment is Budget Deficit surcharges,
         # BC-24); Collective Bargaining: no ECO into another resort.
-        pairs = [r for r, v in Counter(g.pending["paid"]).items() if v >= 2]
+        pairs = [r for r, v in Counter(g.decision.paid).items() if v >= 2]
         gains = {x for r in pairs for x in range(g.num_resorts) if x != r and not (bargaining and r == eco)}
         return [lay.gain + x for x in sorted(gains)]
     if phase == "exchange":
@@ -541,7 +543,7 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
         # Collective Bargaining only with Supplemental Budget's additional Resource (checked above, BC-30).
         return [lay.exchange + r for r in range(g.num_resorts) if r != eco] + [lay.decline]
     if phase == "target":
-        return tracker.targets(g.pending["card"], p)  # BC-20: a choice only where two or more are legal
+        return tracker.targets(g.decision.card, p)  # BC-20: a choice only where two or more are legal
     if phase != "political":
         return None
     np_, nr = g.num_players, g.num_resorts
@@ -1745,7 +1747,7 @@ def run_checked_game(
             if rare:
                 rare_rt = -1
             first = phase
-            if phase == "pay" and g.pending["kind"] not in ("formalize", "convert"):
+            if phase == "pay" and g.decision.effect not in ("formalize", "convert"):
                 first = "measure-pay"
             if first in firsts:
                 firsts.remove(first)

@@ -162,7 +162,7 @@ def test_existing_log_needs_resume_and_the_same_spec(full_log, tmp_path):
 def test_unknown_bot_or_a_trained_bot_on_another_preset_is_refused(tmp_path):
     with pytest.raises(TournamentError, match="unknown policy 'nobody'"):
         run_tournament(TournamentSpec(("random", "nobody"), (CORE2,), 2), tmp_path / "a.jsonl", workers=1)
-    with pytest.raises(TournamentError, match="trained for core-2p"):
+    with pytest.raises(TournamentError, match="trained for rules core-2p"):
         run_tournament(TournamentSpec(("random", "ppo-core-2p"), (CORE4,), 4), tmp_path / "b.jsonl", workers=1)
     assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()  # nothing left behind
 

@@ -6,6 +6,7 @@ import io
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,18 @@ def test_play_rejects_unknown_bots_and_seats(monkeypatch, capsys):
 def test_play_reads_a_real_pipe():
     """The installed entry point reads moves from a pipe (no terminal needed)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "balance_control", "play", "--config", "core-2p", "--opponents", "random", "--seed", "2"],
+        [
+            sys.executable,
+            "-m",
+            "balance_control",
+            "play",
+            "--config",
+            "core-2p",
+            "--opponents",
+            "random",
+            "--seed",
+            "2",
+        ],
         input="x\n1\nquit\n",
         capture_output=True,
         text=True,
@@ -157,7 +169,7 @@ def test_match_prints_the_table(monkeypatch, capsys):
     assert "core-2p: 4 games, seed 7, seats rotated" in out
     rows = [line for line in out.splitlines() if line.startswith("| heuristic |") or line.startswith("| random |")]
     assert len(rows) == 2
-    wins = [float(row.split("|")[3]) for row in rows]
+    wins = [sum(Fraction(part) for part in row.split("|")[3].split()) for row in rows]  # "3 1/2"
     assert sum(wins) == pytest.approx(4)  # shared victories split one win (CORE-01-09-04)
     assert all(row.split("|")[2].strip() == "4" for row in rows)
 

@@ -334,3 +334,25 @@ def test_state_schema_documents_the_measures_and_the_active_effects():
     assert {"cell", "target", "player", "turn", "used"} <= set(code_spans(data[1]))
     phase = next(row for row in table(text, "| field | type | meaning |") if code_spans(row[0]) == ["phase"])
     assert set(PHASE_NAMES) <= set(code_spans(phase[2]))
+
+
+def test_action_strings_are_canonical_and_decode_names_the_block():
+    """parse accepts exactly what to_string writes; decode names an action's block (engine-redesign issue)."""
+    lay = Game.new("exp01-4p", seed=0).layout
+    bad_strings = ["place  7,6", " place 7,6", "place 7,6 ", "place 07,6", "place +7,6", "place 7,\u0666"]
+    bad_strings += ["place\u00a07,6", "target-player P\u00b2", "target-player P01", "pay DOM ", "decline now"]
+    for text in bad_strings:
+        with pytest.raises(IllegalActionError, match="cannot parse"):
+            lay.parse(text)
+    assert lay.decode(lay.parse("formalize 6,7")) == ("formalize", 7 * 15 + 6, -1, -1, -1)
+    assert lay.decode(lay.parse("pay ECO")).resort == 3
+    assert lay.decode(lay.parse("play EXP-01-M03")).card == 2
+    assert lay.decode(lay.parse("target-player P3")).player == 3
+    assert lay.decode(lay.decline).verb == "decline"
+    assert [b.name for b in lay.blocks][-6:] == ["take", "play", "target", "target-player", "exchange", "decline"]
+    for bad in (True, 1.0, "5", None):
+        with pytest.raises(IllegalActionError, match="must be an integer"):
+            lay.to_string(bad)
+    game = Game.new("core-2p", seed=0)
+    with pytest.raises(IllegalActionError, match="must be an integer"):
+        game.apply(True)

@@ -52,7 +52,7 @@ def test_layout_views_tile_the_vector_without_gaps(preset):
     views = enc.views(vec)
     views["supply"][0] = 0.5  # views write through to the flat vector
     assert vec[enc.spec["supply"][0]] == 0.5
-    assert ENCODER_VERSION == 2 and enc.version == 2
+    assert ENCODER_VERSION == 2 and enc.version == (2 if not expansion else "2+EXP-01.1")
 
 
 def test_encoder_imports_no_rl_framework():
@@ -542,11 +542,11 @@ def test_EXP_01_05_investment_program_exchange_decision():
     assert game.phase_name == "exchange"
     enc = Encoder(game.config)
     v = enc.views(enc.encode(game, 0))
-    pend = game.pending
+    dec = game.decision
     assert v["phase"].tolist() == [float(name == "exchange") for name in PHASE_NAMES]
     assert v["effect_kind"].tolist() == [float(k == "convert") for k in enc.effect_kinds]
-    assert v["pending_gain"].tolist() == [float(r == pend["gain"]) for r in range(4)]
-    assert v["exchange_options"].tolist() == [float(r in pend["exchanges"]) for r in range(4)]
+    assert v["pending_gain"].tolist() == [float(r == dec.gain) for r in range(4)]
+    assert v["exchange_options"].tolist() == [float(r in dec.exchanges) for r in range(4)]
     assert v["exchange_options"][3] == 0.0, "into a different resort than ECO"
     assert v["effect_tile"][0][_at(6, 7)] == 1.0
     game.apply(game.string_to_action("decline"))
@@ -801,3 +801,12 @@ def test_clock_scenario_last_turns_of_a_two_player_game():
     assert [round(float(x) * Encoder("core-2p")._max_round) for x in views["turns_left"]] == [2, 2]
     # actions to the cap: 7 - 5 Places + (7 - 4 - 2) Formalizes = 3; slack 2 - 3 = -1 -> bins for -1 .. 8
     assert [bool(x) for x in views["slack_at_most"][0]] == [s >= -1 for s in range(-8, 9)]
+
+
+def test_encoder_versions_are_per_layout_so_core_bots_survive_expansion_changes():
+    """The core layout keeps ENCODER_VERSION whatever an expansion's views do (engine-redesign issue)."""
+    from bc_env.encoding import encoder_version
+
+    assert all(encoder_version(p) == ENCODER_VERSION == Encoder(p).version for p in CORE_PRESETS)
+    assert encoder_version("exp01-4p") == Encoder("exp01-4p").version == "2+EXP-01.1"
+    assert encoder_version("exp01-v1.3-4p") == "2+EXP-01.1"

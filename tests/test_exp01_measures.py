@@ -9,6 +9,7 @@ import pytest
 from exp01_support import M, Scenario, act, events, finish_turn, legal_strings
 
 from bc_env.rules import Game, IllegalActionError, RulesConfig
+from bc_env.rules.decisions import Resolution
 
 
 def C(x: int, y: int) -> int:
@@ -665,8 +666,8 @@ def test_bc28_a_dearer_superset_payment_is_not_offered():
     sc.effect(M["M06"], 2, "consumed", target=0)
     game = sc.game()
     act(game, "play EXP-01-M02")
-    pend = game.pending
-    assert pend is not None and all(len(p) == 4 for p in pend["options"])
+    dec = game.decision
+    assert isinstance(dec, Resolution) and all(len(p) == 4 for p in dec.options)
     while game.phase_name == "pay":
         act(game, legal_strings(game)[0])
     assert game.active == 1 and sum(game.resources_of(0)) == 1
@@ -687,4 +688,4 @@ def test_bc24_only_the_grassroots_part_of_a_payment_is_converted():
     act(game, "convert 8,7")
     assert legal_strings(game) == ["pay DOM", "pay FOR"]  # DOM, ECO, ECO is no payment any more
     act(game, "pay DOM")
-    assert game.phase_name == "gain" and game.pending["paid"] == [0, 1, 1]
+    assert game.phase_name == "gain" and game.decision.paid == [0, 1, 1]

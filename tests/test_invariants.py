@@ -619,7 +619,7 @@ def test_EXP_01_legal_set_corruption_is_detected() -> None:
 
 def _declining_seeker(g: Game, legal: list[int], rng: random.Random) -> int:
     """The Supplemental Budget seeker, but declining every exchange made under Collective Bargaining."""
-    if g.phase_name == "exchange" and g.pending["supplemented"]:
+    if g.phase_name == "exchange" and g.decision.supplemented:
         return g.layout.decline
     return supplemental_budget_seeker(g, legal, rng)
 

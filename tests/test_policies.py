@@ -246,7 +246,7 @@ def test_CORE_01_09_03_evaluation_counts_board_influence_fully_and_supply_minus_
 
 # ------------------------------------------------------------------------------------------ incremental evaluation
 # The bot values Places, Moves, tile placements, Formalize and Convert without a clone per action
-# (policies/heuristic.py, _Incremental); HeuristicPolicy(incremental=False) is the straightforward reference:
+# (policies/heuristic.py, IncrementalEvaluation); HeuristicPolicy(incremental=False) is the straightforward reference:
 # clone, apply, continue the Political Action, evaluate(). Both must give the same values (bit for bit) and
 # so the same decisions.
 

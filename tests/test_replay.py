@@ -231,9 +231,11 @@ def test_cli_replay_prints_the_final_position(tmp_path, capsys, finished):
     assert "game over" in out and "winners:" in out
 
 
-def test_cli_replay_refuses_a_tampered_file(tmp_path, doc):
+def test_cli_replay_refuses_a_tampered_file(tmp_path, doc, capsys):
     doc["result"]["winners"] = [9]
     path = tmp_path / "tampered.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(StateError, match="result mismatch"):
-        cli_main(["replay", str(path)])
+    assert cli_main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("balance-control: error: ") and err.count("\n") == 1
+    assert "replay result mismatch" in err and str(path) in err

@@ -167,7 +167,7 @@ def test_CORE_01_08_08_bc05_start_committee_payment_choices():
     game = _start_position({"DOM": 2, "FOR": 2, "INF": 2})
     before = list(game.res), list(game.bank), list(game.supply)
     act(game, "formalize 2,2")
-    assert game.phase_name == "pay" and game.pending["paid"] == [0]
+    assert game.phase_name == "pay" and game.decision.paid == [0]
     assert legal(game) == ["pay DOM", "pay FOR"]
     act(game, "pay FOR")
     assert legal(game) == ["pay FOR", "pay INF"]
@@ -194,7 +194,7 @@ def test_bc05_the_engine_writes_the_auto_taken_resource_into_the_stored_pending_
     state = game.to_dict()
     assert state["pending"] == {"kind": "formalize", "tile": "2,2", "paid": ["DOM"]}
     again = Game.from_dict(state)
-    assert again.pending["paid"] == [0] and legal(again) == ["pay DOM", "pay FOR"]
+    assert again.decision.paid == [0] and legal(again) == ["pay DOM", "pay FOR"]
 
 
 def test_bc05_a_stored_pay_decision_without_the_shared_next_resource_is_rejected():
@@ -219,17 +219,17 @@ def _pay_decision_checks(game, seen):
     again offers at least two Resources (or leaves the pay decision)."""
     legal_now = game.legal_actions()
     lay = game.layout
-    assert len(legal_now) >= 2, (game.pending, legal(game))
+    assert len(legal_now) >= 2, (game.decision.describe(game), legal(game))
     resorts = [a - lay.pay for a in legal_now]
     assert all(0 <= r < len(game.config.resorts) for r in resorts), legal(game)
-    paid = game.pending["paid"]
+    paid = game.decision.paid
     assert paid == sorted(paid)
     assert not paid or min(resorts) >= paid[-1]
     for a in legal_now:
         child = game.clone()
         child.apply(a)
         if child.phase_name == "pay":
-            assert len(child.legal_actions()) >= 2 and child.pending["paid"][: len(paid) + 1] == [*paid, a - lay.pay]
+            assert len(child.legal_actions()) >= 2 and child.decision.paid[: len(paid) + 1] == [*paid, a - lay.pay]
     seen["pay"] += 1
 
 
@@ -258,7 +258,7 @@ def test_bc05_random_games_never_pose_a_pay_decision_with_fewer_than_two_options
             action = legal_now[rng.randrange(len(legal_now))]
             was_political = game.phase_name == "political"
             game.apply(action)
-            if was_political and game.phase_name == "pay" and game.pending["paid"]:
+            if was_political and game.phase_name == "pay" and game.decision.paid:
                 seen["auto_taken"] += 1  # BC-05 took a Resource that every payment has next
     assert seen["pay"] >= 50, seen  # the games reach the formalization gate and pose pay decisions
     # ...including ones where BC-05 took a shared first Resource (e.g. the Start Committee's DOM, see the tests

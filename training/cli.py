@@ -9,7 +9,12 @@ from .config import TrainConfig, TrainConfigError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default="configs/train/ppo-core-2p.toml", help="training config (TOML)")
+    parser.add_argument(
+        "--config",
+        required=True,
+        help="training config (TOML), e.g. configs/train/tiny.toml (a minute) or configs/train/ppo-core-2p.toml "
+        "(the shipped 2-player bot's recipe: hours)",
+    )
     parser.add_argument(
         "--set",
         dest="overrides",
@@ -26,16 +31,37 @@ def run(args: argparse.Namespace) -> int:
     try:
         cfg = TrainConfig.load(args.config).override(args.overrides)
     except TrainConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2
-    from .train import RunDirError, train  # torch and sb3 are imported only here
-
+    try:
+        from .train import RunDirError, train  # torch and sb3 are imported only here
+    except ImportError as exc:
+        print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
+        return 2
     try:
         train(cfg, resume=args.resume, progress=False if args.no_progress else None)
     except (RunDirError, TrainConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # a training package imported late (e.g. tensorboard) is missing
+        print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _prefix(args: argparse.Namespace) -> str:
+    """``balance-control: `` when run as ``balance-control train`` (its one-line error format), else nothing."""
+    prog = getattr(args, "error_prefix", None)
+    return f"{prog}: " if prog else ""
+
+
+def missing_extra_hint(exc: ImportError) -> str:
+    """The install hint for a missing training dependency (torch, stable-baselines3, sb3-contrib, ...)."""
+    missing = f" (missing: {exc.name})" if exc.name else f" ({exc})"
+    return (
+        f"training needs the [train] extra{missing}; install it with "
+        "`pip install -e '.[train]'` in a checkout (or `bash scripts/setup.sh dev,train`)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

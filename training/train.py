@@ -33,7 +33,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from bc_env.encoding import ENCODER_VERSION, Encoder
+from bc_env.encoding import Encoder, encoder_version
 from bc_env.env.rewards import terminal_rewards
 from bc_env.env.single_agent import SingleAgentEnv
 from bc_env.rules import Game, RulesConfig
@@ -121,7 +121,7 @@ def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
     d = cfg.to_dict()
     ident = {k: d[k] for k in IDENTITY_KEYS}
     ident["rules"] = rules.to_dict()
-    ident["encoder_version"] = ENCODER_VERSION
+    ident["encoder_version"] = encoder_version(rules)
     ident["num_actions"] = Game.new(rules, 0).num_actions
     return ident
 

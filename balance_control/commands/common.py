@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from argparse import ArgumentParser
 from pathlib import Path
 
 from bc_env.rules import Game, RulesConfig, preset_names
@@ -49,3 +50,63 @@ def result_line(game: Game) -> str:
     who = ", ".join(f"P{p}" for p in winners)
     kind = "shared victory" if len(winners) > 1 else "winner"
     return f"result: {kind} {who}; Influence on the Board per seat {list(game.on_board)} (CORE-01-09-03)"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``No such file or directory: 'x.json'`` rather than ``[Errno 2] ...``."""
+    reason = exc.strerror or str(exc)
+    return f"{reason}: {exc.filename!r}" if exc.filename is not None else reason
+
+
+def legend_text(config: RulesConfig | None = None) -> str:
+    """What the codes of the text board (``game.render()``) mean; with a ``config``, its own resorts and tiles."""
+    from bc_env.rules.components import build_catalogue
+
+    cfg = config if config is not None else RulesConfig.preset("exp01-4p")
+    codes: dict[str, str] = {}
+    for spec in build_catalogue(cfg):
+        codes.setdefault(spec.code, spec.name)
+    resort_letters = ", ".join(f"{r[0]} {r}" for r in cfg.resorts)
+    example = next(c for c in codes if c[0] == cfg.resorts[0][0] and c[1:].isdigit())
+    lines = [
+        "Board legend (the text board of play, watch, show and replay)",
+        "  A cell shows a two-letter tile code followed by the tile's controller: a seat digit (0 = P0) or",
+        "  '-' when nobody controls it (the Start Committee shows no controller).",
+        f"  Resort tiles: the resort's first letter and the printed value, e.g. {example} = {codes[example]};",
+        f"    resorts: {resort_letters}.",
+    ]
+    others = {
+        "SC": "Start Committee",
+        "Co": "Committee",
+        "Gr": "Grassroots",
+        "Lo": "Lobbyist",
+        "Ho": "Hotspot (not yet resolved)",
+        "LM": "Labor Market (EXP-01)",
+        "IP": "Investment Program (EXP-01)",
+        "Sy": "System tile",
+    }
+    for code, name in others.items():
+        if code in codes or config is None:
+            lines.append(f"  {code}   {name}")
+    lines += [
+        "  h*   a resolved Hotspot",
+        "  ..   a cell where the drawn tile may be placed (only while you place a tile)",
+        "  Example: D52 = DOM-W5 controlled by P2; h*- = a resolved Hotspot nobody controls; Lo- = a Lobbyist",
+        "  nobody controls.",
+        "  Coordinates: the numbers above the board are x, those on the left y; actions write a cell x,y",
+        "  (place-tile 7,6). Hex tables: each row is drawn half a cell right of the row above, so a cell touches",
+        "  two cells of the row above, two of the row below and its left and right neighbours; the x labels",
+        "  fit the top row.",
+        "  Below the board: Influence per seat on every tile that has some; then one line per seat: Influence",
+        "  in supply, on the Board (the victory count) and the cap, and resources per resort; '*' marks the seat",
+        "  to decide.",
+    ]
+    return "\n".join(lines)
+
+
+def add_legend_argument(parser: ArgumentParser) -> None:
+    parser.add_argument("--legend", action="store_true", help="explain the codes of the text board")
+
+
+def print_legend(game: Game | None = None) -> None:
+    print(legend_text(game.config if game is not None else None))

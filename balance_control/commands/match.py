@@ -1,8 +1,22 @@
-"""``balance-control match``: many seeded games between bots, with win rates."""
+"""``balance-control match``: many seeded games between bots, with win rates.
+
+Output: a Markdown table (default), ``--json`` (one JSON object: the match and a record per entrant) or
+``--csv`` (a header and one row per entrant). Wins count a victory shared by k players as 1/k and print as
+fractions (``214 1/3``). ``--save-replay PATH`` writes every game's replay: into the directory PATH as
+``game-00000.json``, ``game-00001.json``, ... or, when PATH ends in ``.jsonl``, as one replay document per line
+of that file (game order). ``balance-control replay`` reads the single files.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from bc_env.rules import Game, RulesConfig, record, replay
 
 from .common import bot_names, fail, load_config, presets_help
 
@@ -22,6 +36,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="tqdm progress bar on stderr (default: when stderr is a terminal and tqdm is installed)",
     )
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    out.add_argument("--csv", action="store_true", help="print the result as CSV, one row per entrant")
+    parser.add_argument(
+        "--save-replay",
+        metavar="PATH",
+        default=None,
+        help="write every game's replay: a directory (game-00000.json, ...) or a .jsonl file (one per line)",
+    )
+
+
+class ReplayWriter:
+    """Writes each finished game of a match as a replay: files in a directory, or lines of a ``.jsonl`` file."""
+
+    def __init__(self, path: str | Path, config: RulesConfig) -> None:
+        self.path = Path(path)
+        self.config = config
+        self.lines = self.path.suffix == ".jsonl"
+        if self.lines:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text("", encoding="utf-8")
+        else:
+            if self.path.exists() and not self.path.is_dir():
+                raise fail(f"--save-replay {path}: not a directory (name a directory, or a file ending in .jsonl)")
+            self.path.mkdir(parents=True, exist_ok=True)
+        self.count = 0
+
+    def write(self, seed: int, actions: list[int]) -> None:
+        game: Game = replay(self.config, seed, list(actions))
+        doc = record(game, seed, actions)
+        if self.lines:
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(doc, separators=(",", ":")) + "\n")
+        else:
+            target = self.path / f"game-{self.count:05d}.json"
+            target.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        self.count += 1
+
+
+def csv_text(rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue().rstrip("\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,6 +90,25 @@ def run(args: argparse.Namespace) -> int:
     names = bot_names(args.bots, config.players, "--bots")
     if args.games < 1:
         raise fail(f"--games must be >= 1, got {args.games}")
-    result = play_match(config, names, args.games, args.seed, rotate_seats=not args.fixed_seats, progress=args.progress)
-    print(result.table())
+    from policies import load
+
+    for name in sorted(set(names)):  # a bot that does not fit the rules stops the match before its first game
+        load(name, seed=0, config=config)
+    writer = ReplayWriter(args.save_replay, config) if args.save_replay else None
+    on_game = (lambda r: writer.write(r.seed, r.actions)) if writer is not None else None
+    result = play_match(
+        config,
+        names,
+        args.games,
+        args.seed,
+        rotate_seats=not args.fixed_seats,
+        progress=args.progress,
+        on_game=on_game,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    elif args.csv:
+        print(csv_text(result.rows()))
+    else:
+        print(result.table())
     return 0

@@ -8,7 +8,7 @@ import argparse
 from bc_env.rules import load_replay
 from bc_env.rules.errors import BalanceControlError
 
-from .common import fail
+from .common import add_legend_argument, fail, print_legend
 
 NAME = "replay"
 HELP = "replay a replay file (or game N of a tournament log) and print the final position"
@@ -17,6 +17,7 @@ HELP = "replay a replay file (or game N of a tournament log) and print the final
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a replay file, or a tournament log (JSON lines) with --game")
     parser.add_argument("--game", type=int, default=None, help="the index of the game in a tournament log")
+    add_legend_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,4 +41,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         game = load_replay(args.file)
     print(game.render())
+    if args.legend:
+        print_legend(game)
     return 0

@@ -16,4 +16,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.error_prefix = "balance-control"  # errors read ``balance-control: error: ...`` like every command's
     return run_training(args)

@@ -9,13 +9,14 @@ Times are CPU seconds of the process (``time.process_time``), which other load o
 disturbs less than wall-clock time; the last column gives the wall-clock rate too. The loop per step
 is ``agent_iter`` -> ``last()`` (observation + mask) -> a random action among the mask's ones ->
 ``step``. Only live steps count (the final dead steps of each game do not). The
-engine row is ``legal_actions()`` + ``apply()`` alone, for reference. Comparisons whose packages
-are missing (``chess``, ``pygame``) are skipped with a note.
+engine row is ``legal_actions()`` + ``apply()`` alone, for reference. The comparisons need the ``bench`` extra
+(``pip install -e '.[bench]'``: ``chess`` and ``pygame-ce``); without it they are skipped with a note.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import time
@@ -80,12 +81,14 @@ def bench_engine(config: str, seconds: float, seed: int = 0) -> EnvBenchResult:
 
 
 def _connect_four() -> Any:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # pygame's import banner would break the table
     from pettingzoo.classic import connect_four_v3
 
     return connect_four_v3.env()
 
 
 def _chess() -> Any:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from pettingzoo.classic import chess_v6  # imports python-chess and pygame
 
     return chess_v6.env()
@@ -110,7 +113,7 @@ def run(config: str = "core-4p", seconds: float = 10.0, compare: bool = True) ->
         try:
             result = bench_aec(name, make, seconds)
         except ImportError as exc:
-            notes.append(f"{name}: skipped ({exc})")
+            notes.append(f"{name}: skipped ({exc}; install the bench extra: pip install -e '.[bench]')")
             continue
         print(result.row(), flush=True)
         results.append(result)

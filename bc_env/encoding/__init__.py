@@ -1,5 +1,5 @@
 """Observation encoders (pure NumPy over ``bc_env.rules``); the layout is in ``docs/observation.md``."""
 
-from .observation import ENCODER_VERSION, TILE_CHANNELS, Encoder, encode, get_encoder
+from .observation import ENCODER_VERSION, TILE_CHANNELS, Encoder, encode, encoder_version, get_encoder
 
-__all__ = ["ENCODER_VERSION", "TILE_CHANNELS", "Encoder", "encode", "get_encoder"]
+__all__ = ["ENCODER_VERSION", "TILE_CHANNELS", "Encoder", "encode", "encoder_version", "get_encoder"]

@@ -37,11 +37,28 @@ import numpy as np
 from bc_env.rules import PHASE_NAMES, Game, RulesConfig
 from bc_env.rules import effects as _fx
 from bc_env.rules.components import GRASSROOTS, HOTSPOT, LOBBYIST, RESORT, build_catalogue
+from bc_env.rules.decisions import MoveTo, Resolution
 from bc_env.rules.expansions import build_measures
+from bc_env.rules.expansions.measure_system import Target
 from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 
+#: The version of the core encoding (the layout every configuration starts with). Each expansion's views have
+#: their own version (EXPANSION_VERSIONS), so adding or changing an expansion's views never changes the version
+#: of a core configuration and the core bots keep loading (:func:`encoder_version`).
 ENCODER_VERSION = 2
+EXPANSION_VERSIONS = {"EXP-01": 1}
+
+
+def encoder_version(config: RulesConfig | str) -> int | str:
+    """The encoder version of ``config``'s layout: :data:`ENCODER_VERSION` for the core game, else the core
+    version and each active expansion's, e.g. ``"2+EXP-01.1"``. A trained bot's manifest records it."""
+    config = RulesConfig.resolve(config)
+    names = [name for name, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
+    if not names:
+        return ENCODER_VERSION
+    return "+".join([str(ENCODER_VERSION), *(f"{name}.{EXPANSION_VERSIONS.get(name, 0)}" for name in names)])
+
 
 #: Board tile channels: empty table cell, cell off the table (hex), then the engine's tile kinds
 #: (components.KIND_NAMES order: start-committee, resort, committee, grassroots, lobbyist, hotspot, system).
@@ -67,8 +84,6 @@ _EFFECT_KINDS_EXP = _EFFECT_KINDS + ("place", "move", "take", "play")
 #: exist only with an expansion, so the core ``phase`` view keeps its six entries).
 CORE_PHASES = ("place_tile", "political", "move_to", "pay", "gain", "over")
 assert PHASE_NAMES[: len(CORE_PHASES)] == CORE_PHASES
-_PH_GAIN, _PH_OVER = PHASE_NAMES.index("gain"), PHASE_NAMES.index("over")
-_PH_EXCHANGE = PHASE_NAMES.index("exchange")
 #: Zones of a MeasureCard (EXP-01-02-16), in the order of the ``measure_zone`` view.
 MEASURE_ZONES = ("draw_pile", "open", "hand", "recycle_pile", "final_discard")
 #: Timing keys of active effects (``effects.TIMINGS``), in the order of the ``effect_until`` view.
@@ -95,11 +110,10 @@ def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:
 class Encoder:
     """Observation encoder for one rules configuration. Create once, call :meth:`encode` per step."""
 
-    version = ENCODER_VERSION
-
     def __init__(self, config: RulesConfig | str) -> None:
         config = RulesConfig.resolve(config)
         self.config = config
+        self.version = encoder_version(config)
         self.topo = topo = get_topology(config.topology, config.table_size)
         self.catalogue = cat = build_catalogue(config)
         self.resorts = config.resorts
@@ -124,6 +138,7 @@ class Encoder:
         self.phase_names: tuple[str, ...] = PHASE_NAMES if ex else CORE_PHASES
         self.effect_kinds: tuple[str, ...] = _EFFECT_KINDS_EXP if ex else _EFFECT_KINDS
         self._effect_index = {k: i for i, k in enumerate(self.effect_kinds)}
+        self._phase_index = {k: i for i, k in enumerate(self.phase_names)}
 
         # ---------------------------------------------------------------- tile types (pile composition)
         keys: list[tuple[int, int, int, int, str, str]] = []
@@ -378,15 +393,14 @@ class Encoder:
             board = self._board.take(self._board_rows[observer], axis=0).reshape(-1)
             self._rel_cache[observer] = (self._version, board)
         out = np.concatenate((board, self._vector(game, observer)))
-        pend = game.pending
-        if pend is not None:  # decision context on the board (out is a fresh copy)
-            if pend["kind"] == "move":
-                out[self._idx_move_source + pend["from"]] = 1.0
-                tile = pend.get("tile", -1)  # a Move with a cost (expansions): its destination
-            else:
-                tile = pend["tile"]  # -1: no ContextTile (TakeMeasure, a PlayMeasure without a tile target)
-            if tile >= 0:
-                out[self._idx_effect_tile + tile] = 1.0
+        dec = game.decision  # decision context on the board (out is a fresh copy)
+        if isinstance(dec, MoveTo):
+            out[self._idx_move_source + dec.src] = 1.0
+        elif isinstance(dec, Resolution):
+            if dec.effect == "move":  # a Move with a cost (expansions): its source; the tile is its destination
+                out[self._idx_move_source + dec.src] = 1.0
+            if dec.tile >= 0:  # -1: no ContextTile (TakeMeasure, a PlayMeasure without a tile target)
+                out[self._idx_effect_tile + dec.tile] = 1.0
         if self.expansion and game.active_effects:
             # The Board tiles targeted by active effects (observer-independent; out is a fresh copy).
             rows, base, N = self._target_row, self._row_target, self.num_cells
@@ -449,9 +463,9 @@ class Encoder:
         log = self._log_table
         v[o_resources_log : o_resources_log + n] = [log[x] if x < 64 else 1.0 for x in res]
         v[o_start_player + g.start_player] = 1.0
-        phase = g.phase
-        if phase != _PH_OVER:
-            v[o_to_act + g.active] = 1.0
+        dec = g.decision
+        if dec is not None:
+            v[o_to_act + dec.owner] = 1.0
         R = self.num_resorts
         if self._finite_bank:
             v[o_bank : o_bank + R] = g.bank
@@ -465,23 +479,20 @@ class Encoder:
         v[o_discard_size] = len(g.discard)
         v[o_round] = g.round if g.round < self._max_round else self._max_round
         v[o_turn] = g.turns_in_round
-        v[o_phase + phase] = 1.0
-        if phase != _PH_OVER:
+        v[o_phase + self._phase_index[g.phase_name]] = 1.0
+        if dec is not None:
             self._clock(g, v, o_turns_left, o_turns_at_most, o_slack)
-        pend = g.pending
-        if pend is not None:
-            kind = pend["kind"]
-            paid = pend.get("paid")
-            # A core Move (decision move_to) is no effect yet; with an expansion a Move can have a cost.
-            if kind != "move" or paid is not None:
-                v[o_effect_kind + self._effect_index[kind]] = 1.0
-                if paid:
-                    for r in paid:
-                        if v[o_paid + r] < PAID_SCALE:
-                            v[o_paid + r] += 1.0
-                if phase == _PH_GAIN:
-                    for r in pend["gains"]:
-                        v[o_gain + r] = 1.0
+        # A core Move (decision move_to) is no effect yet; with an expansion a Move can have a cost.
+        if isinstance(dec, Resolution):
+            v[o_effect_kind + self._effect_index[dec.effect]] = 1.0
+            for r in dec.paid:
+                if v[o_paid + r] < PAID_SCALE:
+                    v[o_paid + r] += 1.0
+            if dec.kind == "gain":
+                for r in dec.gains:
+                    v[o_gain + r] = 1.0
+        elif isinstance(dec, Target):
+            v[o_effect_kind + self._effect_index["play"]] = 1.0
         if self.expansion:
             self._vector_exp(g, v)
         arr = np.array(v, dtype=np.float32)[self._vec_perm[observer]]
@@ -543,21 +554,21 @@ class Encoder:
                 v[o_played + p] = 1.0
         if g.extra:
             v[x["additional_action"]] = 1.0
-        pend = g.pending
-        if pend is not None:
-            card = pend.get("card", -1)
-            if card >= 0:
-                v[x["pending_card"] + card] = 1.0
-            target = pend.get("target", -1)
-            if target >= 0:
-                v[x["pending_target_player"] + target] = 1.0
-            if g.phase == _PH_EXCHANGE:  # EXP-01-05-03/04: the gain chosen, the exchanges on offer
-                v[x["pending_gain"] + pend["gain"]] = 1.0
-                for r in pend["exchanges"]:
+        dec = g.decision
+        if isinstance(dec, Target):
+            v[x["pending_card"] + dec.card] = 1.0
+        elif isinstance(dec, Resolution):
+            if dec.card >= 0:
+                v[x["pending_card"] + dec.card] = 1.0
+            if dec.target >= 0:
+                v[x["pending_target_player"] + dec.target] = 1.0
+            if dec.kind == "exchange":  # EXP-01-05-03/04: the gain chosen, the exchanges on offer
+                v[x["pending_gain"] + dec.gain] = 1.0
+                for r in dec.exchanges:
                     v[x["exchange_options"] + r] = 1.0
-            elif "supplements" in pend:  # EXP-01-06-M10-04, BC-30: paying for the exchange chosen
-                v[x["pending_gain"] + pend["gain"]] = 1.0
-                v[x["exchange_options"] + pend["exchange"]] = 1.0
+            elif dec.supplements is not None:  # EXP-01-06-M10-04, BC-30: paying for the exchange chosen
+                v[x["pending_gain"] + dec.gain] = 1.0
+                v[x["exchange_options"] + dec.exchange] = 1.0
         if g.active_effects:
             self._effects_exp(g, v)
 

@@ -13,7 +13,8 @@ wrappers on it still works).
 
 from __future__ import annotations
 
-import operator
+import math
+import numbers
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from bc_env.encoding import Encoder
 from bc_env.rules import Game, IllegalActionError, RulesConfig
 
+from .errors import EnvOptionError
 from .rewards import check_scheme, terminal_rewards
 
 OBS_FORMATS = ("flat", "planes")
@@ -39,10 +41,56 @@ class ActionOutOfBoundsError(IllegalActionError, AssertionError):
     AssertOutOfBoundsWrapper, this is always an error, whatever ``illegal_action`` says)."""
 
 
+#: ``cell_px`` bounds: a cell of an ``rgb_array`` frame is 4..128 pixels, and a frame side at most 4,096 pixels.
+CELL_PX_RANGE = (4, 128)
+MAX_FRAME_PX = 4096
+
+
 def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    if not isinstance(value, str) or value not in allowed:
+        raise EnvOptionError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     return str(value)
+
+
+def is_integer(value: Any) -> bool:
+    """A Python int or a NumPy integer (a 0-d integer array too, as SB3's ``predict`` returns), never a bool."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0 and np.issubdtype(value.dtype, np.integer)
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def check_action(action: Any, num_actions: int, who: str) -> int:
+    """``action`` as an int in ``0..num_actions-1``; anything else raises :class:`ActionOutOfBoundsError`."""
+    if not is_integer(action):
+        raise ActionOutOfBoundsError(
+            f"action {action!r} of {who} is not in the action space Discrete({num_actions}): an action is an "
+            "integer (Python int or NumPy integer, not bool, float or str)"
+        )
+    a = int(action)
+    if not 0 <= a < num_actions:
+        raise ActionOutOfBoundsError(f"action {a} of {who} is not in the action space Discrete({num_actions})")
+    return a
+
+
+def check_reward(name: str, value: Any) -> float:
+    """A finite real number (int or float, NumPy's too, not bool)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise EnvOptionError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_cell_px(value: Any, config: RulesConfig) -> int:
+    """Pixels per cell of ``rgb_array`` frames: an integer in :data:`CELL_PX_RANGE`, the frame side at most
+    :data:`MAX_FRAME_PX` on this table."""
+    low, high = CELL_PX_RANGE
+    if not is_integer(value) or not low <= int(value) <= high:
+        raise EnvOptionError(f"cell_px must be an integer in {low}..{high}, got {value!r}")
+    if int(value) * config.table_size > MAX_FRAME_PX:
+        raise EnvOptionError(
+            f"cell_px {int(value)} on a table of {config.table_size} cells gives frames over {MAX_FRAME_PX} pixels "
+            f"wide; use at most {MAX_FRAME_PX // config.table_size}"
+        )
+    return int(value)
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
@@ -88,8 +136,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.obs_format = _check_choice("obs_format", obs_format, OBS_FORMATS)
         self.reward_scheme = check_scheme(reward_scheme)
         self.illegal_action = _check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.illegal_reward = float(illegal_reward)
-        self.cell_px = int(cell_px)
+        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
+        self.cell_px = check_cell_px(cell_px, self.config)
 
         n = self.config.players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -164,7 +212,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         if state is not None:
             game = Game.from_dict(state)
             if game.config != self.config:
-                raise ValueError("options['state'] uses a different rules configuration than this env")
+                raise EnvOptionError("options['state'] uses a different rules configuration than this env")
         else:
             game = Game.new(self.config, game_seed)
         self.game = game
@@ -210,16 +258,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ActionOutOfBoundsError(
-                f"action {action!r} of {agent} is not in the action space Discrete({self._num_actions})"
-            ) from None
-        if not 0 <= a < self._num_actions:
-            raise ActionOutOfBoundsError(
-                f"action {a} of {agent} is not in the action space Discrete({self._num_actions})"
-            )
+        a = check_action(action, self._num_actions, agent)
         game = self.game
         assert game is not None
         self._cumulative_rewards[agent] = 0.0

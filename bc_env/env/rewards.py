@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from bc_env.rules import Game
 
+from .errors import EnvOptionError
+
 #: ``zero_sum`` (default, RULINGS R9): ``game.returns()``: the k winners share +1, the others share -1,
 #: all 0 when everybody shares victory. ``margin``: (own Influence on the Board - the best other
 #: player's) / the Influence cap (CORE-01-08-01, R12), in [-1, 1]; not zero-sum, but it rewards
@@ -13,8 +15,8 @@ REWARD_SCHEMES = ("zero_sum", "margin")
 
 
 def check_scheme(scheme: str) -> str:
-    if scheme not in REWARD_SCHEMES:
-        raise ValueError(f"reward_scheme must be one of {', '.join(map(repr, REWARD_SCHEMES))}, got {scheme!r}")
+    if not isinstance(scheme, str) or scheme not in REWARD_SCHEMES:
+        raise EnvOptionError(f"reward_scheme must be one of {', '.join(map(repr, REWARD_SCHEMES))}, got {scheme!r}")
     return scheme
 
 

@@ -15,8 +15,9 @@ Seat rule (``learner_seat``):
 Opponents (``opponents``):
 
 * ``None``: uniformly random legal moves drawn from the env's RNG (reproducible with the seed);
-* one policy object: it plays every other seat;
-* a list of ``n - 1`` policies: relative seats 1..n-1 (turn order after the learner);
+* one policy object, or a bot's name or path as the command line takes them (``"heuristic"``,
+  ``"ppo-core-2p"``, ``"runs/x/policy"``; ``policies.load``): it plays every other seat;
+* a list of ``n - 1`` policies, names or paths: relative seats 1..n-1 (turn order after the learner);
 * a callable without ``act`` (e.g. sampling from an opponent pool): called at every reset with no
   argument; it returns one policy or a list of ``n - 1`` policies for that episode.
 
@@ -25,7 +26,12 @@ Opponents (``opponents``):
 Rewards: 0 until the game ends, then the learner's terminal reward under ``reward_scheme``
 (``zero_sum`` RULINGS R9, or ``margin``), also when an opponent's move ends the game. The learner's
 illegal action (outside :meth:`action_masks`) ends the episode with ``illegal_reward`` by default
-(``illegal_action="raise"`` raises the engine's ``IllegalActionError`` instead).
+(``illegal_action="raise"`` raises the engine's ``IllegalActionError`` instead). An action that is not in the
+action space (not an integer, a bool, out of range) always raises ``ActionOutOfBoundsError``, as in the AEC env.
+Bad options raise ``EnvOptionError`` naming the option.
+
+Bots given by name are loaded once (a trained bot is checked against the env's rules); the bots that draw at
+random are made afresh at every reset with a seed from the env's RNG, so seeded resets replay exactly.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from gymnasium import spaces
 from bc_env.encoding import Encoder
 from bc_env.rules import Game, IllegalActionError, RulesConfig
 
-from .aec import ILLEGAL_ACTION_MODES, OBS_FORMATS, _check_choice
+from .aec import ILLEGAL_ACTION_MODES, OBS_FORMATS, _check_choice, check_action, check_cell_px, check_reward, is_integer
+from .errors import EnvOptionError
 from .rewards import check_scheme, terminal_rewards
 
 
@@ -56,6 +63,29 @@ class _RandomOpponent:
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
         return legal[int(self._env.np_random.integers(len(legal)))]
+
+
+class _NamedBot:
+    """An opponent given by name or path (``policies.load``). A trained bot is loaded once and checked against the
+    env's rules; a bot that draws at random is made afresh for every episode, seeded from the env's RNG."""
+
+    def __init__(self, name: str | Path, config: RulesConfig) -> None:
+        from policies import NeuralPolicy, load
+
+        self.name = str(name)
+        self.config = config
+        self._fixed = load(name, seed=0, config=config)  # unknown names and bad files raise here
+        self._reusable = isinstance(self._fixed, NeuralPolicy)
+
+    def policy(self, rng: np.random.Generator) -> Any:
+        if self._reusable:
+            return self._fixed
+        from policies import load
+
+        return load(self.name, seed=int(rng.integers(2**32)), config=self.config)
+
+    def __repr__(self) -> str:
+        return f"_NamedBot({self.name!r})"
 
 
 class ModelOpponent:
@@ -106,18 +136,23 @@ class SingleAgentEnv(gymnasium.Env):
         n = self.num_players = self.config.players
         if isinstance(learner_seat, str):
             _check_choice("learner_seat", learner_seat, ("rotate", "random"))
-        elif not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be 'rotate', 'random' or a seat in 0..{n - 1}, got {learner_seat!r}")
+        elif not (is_integer(learner_seat) and 0 <= int(learner_seat) < n):
+            raise EnvOptionError(
+                f"learner_seat must be 'rotate', 'random' or a seat in 0..{n - 1} (an integer, not a bool), "
+                f"got {learner_seat!r}"
+            )
+        else:
+            learner_seat = int(learner_seat)
         self.learner_seat_rule = learner_seat
         self.reward_scheme = check_scheme(reward_scheme)
         self.obs_format = _check_choice("obs_format", obs_format, OBS_FORMATS)
         self.illegal_action = _check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
         if render_mode is not None:
             _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.cell_px = cell_px
-        self._opponent_spec = opponents
+        self.cell_px = check_cell_px(cell_px, self.config)
+        self._opponent_spec = self._resolve_names(opponents)
         self.encoder = enc = Encoder(self.config)
         self._num_actions = Game.new(self.config, 0).num_actions
         self.action_space = spaces.Discrete(self._num_actions)
@@ -168,15 +203,14 @@ class SingleAgentEnv(gymnasium.Env):
         game = self.game
         if game is None or self._done:
             raise RuntimeError("step() called on a finished episode; call reset() first")
+        a = check_action(action, self._num_actions, f"the learner (seat {self.seat})")
         try:
-            game.apply(int(action))
+            game.apply(a)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             self._done = True
-            return self._observe(), self.illegal_reward, True, False, {"illegal_action": int(action)}
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer in the action space, got {action!r}") from None
+            return self._observe(), self.illegal_reward, True, False, {"illegal_action": a}
         self._play_opponents()
         if game.is_terminal():
             self._done = True
@@ -219,21 +253,35 @@ class SingleAgentEnv(gymnasium.Env):
         planes, vector = self.encoder.split(vec)
         return {"planes": planes, "vector": vector}
 
+    def _resolve_names(self, spec: Any) -> Any:
+        """Bot names and paths in ``opponents`` become :class:`_NamedBot` entries (loaded and checked now)."""
+        if isinstance(spec, str | Path):
+            return _NamedBot(spec, self.config)
+        if isinstance(spec, list | tuple):
+            return [_NamedBot(p, self.config) if isinstance(p, str | Path) else p for p in spec]
+        return spec
+
     def _assign_opponents(self) -> None:
         spec = self._opponent_spec
         if spec is not None and not hasattr(spec, "act") and callable(spec):
-            spec = spec()
+            spec = self._resolve_names(spec())
         n = self.num_players
         if spec is None:
             others: Sequence[Any] = [_RandomOpponent(self)] * (n - 1)
+        elif isinstance(spec, _NamedBot):
+            others = [spec.policy(self.np_random)] * (n - 1)
         elif hasattr(spec, "act"):
             others = [spec] * (n - 1)
         elif isinstance(spec, list | tuple):
-            if len(spec) != n - 1 or not all(hasattr(p, "act") for p in spec):
-                raise ValueError(f"opponents must be a list of {n - 1} policies with act(game), got {spec!r}")
-            others = spec
+            if len(spec) != n - 1 or not all(hasattr(p, "act") or isinstance(p, _NamedBot) for p in spec):
+                raise EnvOptionError(
+                    f"opponents must be a list of {n - 1} policies with act(game) or bot names, got {spec!r}"
+                )
+            others = [p.policy(self.np_random) if isinstance(p, _NamedBot) else p for p in spec]
         else:
-            raise ValueError(f"opponents must be None, a policy, a list of policies or a callable, got {spec!r}")
+            raise EnvOptionError(
+                f"opponents must be None, a policy, a bot name or path, a list of them or a callable, got {spec!r}"
+            )
         seats: list[Any] = [None] * n
         for k, policy in enumerate(others, start=1):
             seats[(self.seat + k) % n] = policy

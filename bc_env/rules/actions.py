@@ -1,5 +1,7 @@
 """The action layout: every decision's options as integers in one fixed range per configuration.
 
+The layout is built from a table of **blocks** (name, size, argument kind): the core blocks, then the blocks
+each active expansion declares (``Expansion.action_blocks``), then ``decline`` when any expansion is active.
 With ``N = table_size ** 2`` cells and ``R`` active resorts (3 in the core game)::
 
     offset            size   action            string              decision
@@ -28,11 +30,18 @@ cards over all active decks and ``P`` players (A = 6N+1+2R)::
 
 Without an expansion the layout ends after ``gain`` (the core layout is unchanged).
 
-Strings parse back to the same integer (``parse(to_string(a)) == a`` for every ``a`` in range, also for
-grid cells off a hex table, which are never legal). Parsing is context-free; legality is the game's business.
+Strings are canonical: ``parse(to_string(a)) == a`` for every ``a`` in range (also for grid cells off a hex
+table, which are never legal), and ``parse`` accepts exactly the strings ``to_string`` writes (one ASCII
+space, ASCII digits without sign or leading zeros). Parsing is context-free; legality is the game's business.
+:meth:`ActionLayout.decode` names an action's block and argument.
 """
 
 from __future__ import annotations
+
+import operator
+import re
+from bisect import bisect_right
+from typing import NamedTuple
 
 from .errors import IllegalActionError
 from .topology import Topology
@@ -41,107 +50,188 @@ from .topology import Topology
 CELL_KINDS = ("place-tile", "place", "move-from", "move-to", "formalize", "convert")
 PLACE_TILE, PLACE, MOVE_FROM, MOVE_TO, FORMALIZE, CONVERT = range(6)
 
+#: Argument kinds of a block.
+CELL, RESORT, CARD, PLAYER, NONE = "cell", "resort", "card", "player", "none"
+
+_NUMBER = re.compile(r"0|[1-9][0-9]*")
+
+
+class Block(NamedTuple):
+    """One block of the layout: ``size`` actions named ``name`` with an argument of kind ``arg``."""
+
+    name: str
+    arg: str
+
+
+class Decoded(NamedTuple):
+    """An action's block and argument (-1 where the block has none of that kind)."""
+
+    verb: str
+    cell: int = -1
+    resort: int = -1
+    card: int = -1
+    player: int = -1
+
+
+#: The core blocks, in layout order (the core layout never changes: the shipped bots depend on it).
+CORE_BLOCKS = (*(Block(name, CELL) for name in CELL_KINDS), Block("pass", NONE), Block("pay", RESORT),
+               Block("gain", RESORT))  # fmt: skip
+#: The last block whenever an expansion is active (an optional decision's "no").
+DECLINE = Block("decline", NONE)
+#: The Measure system's blocks (TakeMeasure, PlayMeasure and a Measure's target; RULINGS R20, R21).
+MEASURE_BLOCKS = (Block("take", CARD), Block("play", CARD), Block("target", CELL), Block("target-player", PLAYER))
+
+
+def _to_int(text: str) -> int | None:
+    return int(text) if _NUMBER.fullmatch(text) else None
+
 
 class ActionLayout:
     """Offsets of the action blocks for one configuration. Immutable and shared."""
 
     __slots__ = (
-        "topo", "resorts", "n", "pass_", "pay", "gain", "num_actions", "_by_name", "cards", "players",
-        "take", "play", "target", "target_player", "exchange", "decline", "_card_index",
+        "topo", "resorts", "n", "pass_", "pay", "gain", "num_actions", "cards", "players", "take", "play",
+        "target", "target_player", "exchange", "decline", "blocks", "_offset", "_starts", "_first", "_by_verb",
+        "_card_index",
     )  # fmt: skip
 
-    def __init__(self, topo: Topology, resorts: tuple[str, ...], cards: tuple[str, ...] = (), players: int = 0) -> None:
+    def __init__(
+        self, topo: Topology, resorts: tuple[str, ...], cards: tuple[str, ...] = (), players: int = 0,
+        extra: tuple[Block, ...] = (),
+    ) -> None:  # fmt: skip
+        """``extra``: the blocks the active expansions declare (``Expansion.action_blocks``), in order; ``cards``
+        and ``players`` size their card and player blocks."""
         self.topo = topo
         self.resorts = resorts
-        n = self.n = topo.num_cells
-        self.pass_ = 6 * n
-        self.pay = 6 * n + 1
-        self.gain = 6 * n + 1 + len(resorts)
-        self.num_actions = 6 * n + 1 + 2 * len(resorts)
-        self._by_name = {name: i for i, name in enumerate(CELL_KINDS)}
-        # Measure blocks (only with an expansion; see the table above).
+        self.n = topo.num_cells
         self.cards = cards
         self.players = players if cards else 0
         self._card_index = {key: i for i, key in enumerate(cards)}
-        c = len(cards)
-        self.take = self.num_actions
-        self.play = self.take + c
-        self.target = self.play + c
-        self.target_player = self.target + (n if c else 0)
-        self.exchange = self.target_player + self.players
-        self.decline = self.exchange + (len(resorts) if c else 0)
-        if c:
-            self.num_actions = self.decline + 1
+        # The core blocks, the expansions' blocks in the order of their hooks (the Measure system's first,
+        # RULINGS R20, R21), then ``decline`` whenever an expansion adds any.
+        blocks = [*CORE_BLOCKS, *extra]
+        if extra:
+            blocks.append(DECLINE)
+        self.blocks: tuple[Block, ...] = tuple(blocks)
+        offset: dict[str, int] = {}
+        starts: list[tuple[int, Block]] = []
+        at = 0
+        for block in blocks:
+            offset[block.name] = at
+            starts.append((at, block))
+            at += self.block_size(block)
+        self.num_actions = at
+        self._offset = offset
+        self._starts = tuple(starts)
+        self._first = [start for start, _ in starts]
+        self._by_verb = {block.name: block for block in blocks}
+        self.pass_ = offset["pass"]
+        self.pay = offset["pay"]
+        self.gain = offset["gain"]
+        # Offsets of the expansion blocks; a block that is absent starts where the layout ends.
+        self.take = offset.get("take", at)
+        self.play = offset.get("play", at)
+        self.target = offset.get("target", at)
+        self.target_player = offset.get("target-player", at)
+        self.exchange = offset.get("exchange", at)
+        self.decline = offset.get("decline", at)
+
+    def block_size(self, block: Block) -> int:
+        return {CELL: self.n, RESORT: len(self.resorts), CARD: len(self.cards), PLAYER: self.players, NONE: 1}[
+            block.arg
+        ]
+
+    def offset(self, name: str) -> int:
+        """The first action of block ``name``."""
+        return self._offset[name]
 
     def cell_action(self, kind: int, cell: int) -> int:
         return kind * self.n + cell
 
+    def _locate(self, action: int) -> tuple[Block, int]:
+        if isinstance(action, bool):
+            raise IllegalActionError(f"an action must be an integer, got {action!r}")
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"an action must be an integer, got {action!r}") from None
+        if not 0 <= a < self.num_actions:
+            raise IllegalActionError(f"action {a} is out of range 0..{self.num_actions - 1}")
+        start, block = self._starts[bisect_right(self._first, a) - 1]
+        return block, a - start
+
+    def decode(self, action: int) -> Decoded:
+        """The block and argument of ``action`` (``decode(a).verb`` is the verb of its string)."""
+        block, i = self._locate(action)
+        if block.arg == CELL:
+            return Decoded(block.name, cell=i)
+        if block.arg == RESORT:
+            return Decoded(block.name, resort=i)
+        if block.arg == CARD:
+            return Decoded(block.name, card=i)
+        if block.arg == PLAYER:
+            return Decoded(block.name, player=i)
+        return Decoded(block.name)
+
     def to_string(self, action: int) -> str:
-        if not 0 <= action < self.num_actions:
-            raise IllegalActionError(f"action {action} is out of range 0..{self.num_actions - 1}")
-        if action < self.pass_:
-            kind, cell = divmod(action, self.n)
-            return f"{CELL_KINDS[kind]} {self.topo.label(cell)}"
-        if action == self.pass_:
-            return "pass"
-        if action < self.gain:
-            return f"pay {self.resorts[action - self.pay]}"
-        if action < self.take:
-            return f"gain {self.resorts[action - self.gain]}"
-        if action < self.play:
-            return f"take {self.cards[action - self.take]}"
-        if action < self.target:
-            return f"play {self.cards[action - self.play]}"
-        if action < self.target_player:
-            return f"target {self.topo.label(action - self.target)}"
-        if action < self.exchange:
-            return f"target-player P{action - self.target_player}"
-        if action < self.decline:
-            return f"exchange {self.resorts[action - self.exchange]}"
-        return "decline"
+        block, i = self._locate(action)
+        if block.arg == CELL:
+            return f"{block.name} {self.topo.label(i)}"
+        if block.arg == RESORT:
+            return f"{block.name} {self.resorts[i]}"
+        if block.arg == CARD:
+            return f"{block.name} {self.cards[i]}"
+        if block.arg == PLAYER:
+            return f"{block.name} P{i}"
+        return block.name
 
     def parse(self, text: str) -> int:
         if not isinstance(text, str):
             raise IllegalActionError(f"an action string must be a str, got {type(text).__name__}")
-        words = text.strip().split()
-        if words == ["pass"]:
-            return self.pass_
-        if words == ["decline"] and self.cards:
-            return self.decline
-        if len(words) != 2:
-            raise IllegalActionError(f"cannot parse action {text!r}: expected '<verb> <argument>' or 'pass'")
+        words = text.split(" ")
+        block = self._by_verb.get(words[0])
+        if block is not None and block.arg == NONE:
+            if len(words) != 1:
+                raise IllegalActionError(
+                    f"cannot parse action {text!r}: unknown verb {words[0]!r} with an argument ({words[0]!r} has none)"
+                )
+            return self._offset[block.name]
+        if len(words) != 2 or not words[0] or not words[1]:
+            if words[0] in ("pass", "decline") and len(words) == 1:  # a verb of another configuration
+                raise IllegalActionError(f"cannot parse action {text!r}: unknown verb {text!r}")
+            raise IllegalActionError(
+                f"cannot parse action {text!r}: expected '<verb> <argument>' or 'pass' (one space, no padding)"
+            )
         verb, arg = words
-        if verb in ("pay", "gain") or (verb == "exchange" and self.cards):
+        if block is None:
+            verbs = ", ".join(b.name for b in self.blocks)
+            raise IllegalActionError(f"cannot parse action {text!r}: unknown verb {verb!r}; verbs: {verbs}")
+        base = self._offset[verb]
+        if block.arg == RESORT:
             if arg not in self.resorts:
                 raise IllegalActionError(
                     f"cannot parse action {text!r}: resort must be one of {', '.join(self.resorts)}"
                 )
-            base = {"pay": self.pay, "gain": self.gain, "exchange": self.exchange}[verb]
             return base + self.resorts.index(arg)
-        if self.cards and verb in ("take", "play"):
+        if block.arg == CARD:
             k = self._card_index.get(arg)
             if k is None:
                 raise IllegalActionError(f"cannot parse action {text!r}: card must be one of {', '.join(self.cards)}")
-            return (self.take if verb == "take" else self.play) + k
-        if self.cards and verb == "target-player":
-            if not (arg.startswith("P") and arg[1:].isdigit() and int(arg[1:]) < self.players):
+            return base + k
+        if block.arg == PLAYER:
+            q = _to_int(arg[1:]) if arg.startswith("P") else None
+            if q is None or q >= self.players:
                 raise IllegalActionError(f"cannot parse action {text!r}: player must be P0..P{self.players - 1}")
-            return self.target_player + int(arg[1:])
-        kind = self._by_name.get(verb)
-        if kind is None and not (self.cards and verb == "target"):
-            extra = ("take", "play", "target", "target-player", "exchange", "decline") if self.cards else ()
-            verbs = ", ".join((*CELL_KINDS, "pay", "gain", "pass", *extra))
-            raise IllegalActionError(f"cannot parse action {text!r}: unknown verb {verb!r}; verbs: {verbs}")
+            return base + q
         parts = arg.split(",")
         size = self.topo.size
-        try:
-            x, y = (int(v) for v in parts)
-        except ValueError:
-            raise IllegalActionError(f"cannot parse action {text!r}: a cell is written 'x,y' with integers") from None
-        if not (0 <= x < size and 0 <= y < size):
+        x = _to_int(parts[0]) if len(parts) == 2 else None
+        y = _to_int(parts[1]) if len(parts) == 2 else None
+        if x is None or y is None:
+            raise IllegalActionError(
+                f"cannot parse action {text!r}: a cell is written 'x,y' with non-negative integers in ASCII digits"
+            )
+        if not (x < size and y < size):
             raise IllegalActionError(f"cannot parse action {text!r}: cell {arg} is outside the {size}x{size} grid")
         # Grid cells off a hex table parse too (so every action round-trips); they are never legal.
-        cell = y * size + x
-        if kind is None:
-            return self.target + cell
-        return kind * self.n + cell
+        return base + y * size + x

@@ -138,14 +138,36 @@ class Modifier:
     #: Whether, for political kinds, the answer depends on the ContextTile or the targeted player (else one
     #: check per decision serves every tile / target).
     tile_sensitive: bool = False
-    #: Whether extra cost slots it adds are "imposed by a Measure" (EXP-01-08-M10-05).
-    measure: bool = False
+    #: Where the extra cost slots it adds come from (``SOURCES``): exemptions name a source (e.g. a Climate
+    #: exemption waives "climate" slots only, RULINGS R55), and "imposed by a Measure" (EXP-01-08-M10-05) means
+    #: the sources in ``MEASURE_SOURCES``.
+    source: str = "rule"
 
     def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
         return False
 
     def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
         return FREE
+
+    def modifies(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        """Whether it modifies ``effect`` at all (for modifiers of modifiers, e.g. "each Regulation adds +1 when
+        applied", RULINGS R33); collected handlers modify by default."""
+        return True
+
+    def amend(
+        self, game: Game, active: ActiveEffect, effect: Effect, other: Modifier, other_active: ActiveEffect, extra: Cost
+    ) -> Cost:
+        """A modifier of modifiers: the extra cost ``other`` adds to ``effect``, amended (default: unchanged).
+        Called for every other collected modifier that :meth:`modifies` the effect."""
+        return extra
+
+    def waives(self, game: Game, active: ActiveEffect, effect: Effect) -> frozenset[str]:
+        """The sources whose extra cost slots do not apply to ``effect`` (an exemption, e.g. "climate")."""
+        return frozenset()
+
+    def adjust_cost(self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost) -> Cost:
+        """The total cost after this handler's decreases (with their floors); applied after every extra cost."""
+        return cost
 
     def substitutes(
         self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost, imposed: tuple[int, ...]
@@ -179,13 +201,25 @@ class Modifier:
         """The rule ID cited when this effect's duration ends (``effect-expired`` / ``effect-consumed``)."""
         return self.rule(game, active)
 
+    def pay_rule(self, game: Game, active: ActiveEffect) -> str:
+        """The rule ID a ``pay`` event cites when an otherwise free effect pays this handler's extra cost."""
+        return self.rule(game, active)
+
 
 #: Modifier handlers by ActiveEffect id; the expansions register theirs here.
 MODIFIERS: dict[str, Modifier] = {}
+#: Where extra cost slots come from (Modifier.source): the rules themselves, a Measure in force, a Regulation on
+#: the ContextTile (EXP-02), a Climate effect (EXP-03-02-D).
+SOURCES = ("rule", "measure", "regulation", "climate")
+#: The sources whose slots are "imposed by a Measure" (EXP-01-08-M10-05; Climate surcharges come from Measures).
+MEASURE_SOURCES = frozenset(("measure", "climate"))
 
 
 def _collect(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect, int]]:
-    if not game.active_effects or effect.tile == game.topo.centre:
+    """Step 1: the durations in force (``game.active_effects``; the index is their position) and the records
+    the expansions' modifier sources give for this effect (e.g. objects attached to its ContextTile; index -1)."""
+    sources = game.modifier_sources
+    if (not game.active_effects and not sources) or effect.tile == game.topo.centre:
         return []
     out = []
     kind = effect.kind
@@ -195,6 +229,11 @@ def _collect(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect, i
             handler = MODIFIERS.get(active.id)
             if handler is not None and kind in handler.kinds:
                 out.append((handler, active, i))
+    for source in sources:
+        for record in source.modifiers(game, effect):
+            handler = MODIFIERS[record.id]
+            if kind in handler.kinds:
+                out.append((handler, record, -1))
     return out
 
 
@@ -204,7 +243,10 @@ def collect_modifiers(game: Game, effect: Effect) -> list[tuple[Modifier, Active
 
 
 def tile_sensitive(game: Game, kind: str) -> bool:
-    """Whether any active modifier of effects of ``kind`` depends on the ContextTile."""
+    """Whether any active modifier of effects of ``kind`` depends on the ContextTile (modifier sources, such as
+    objects attached to tiles, always may)."""
+    if game.modifier_sources:
+        return True
     for active in game.active_effects:
         handler = MODIFIERS.get(active.id)
         if handler is not None and handler.tile_sensitive and kind in handler.kinds:
@@ -233,14 +275,26 @@ def cost_variants(game: Game, effect: Effect) -> list[tuple[Cost, int]] | None:
     for handler, active, _ in mods:
         if handler.prohibits(game, active, effect):
             return None
+    waived: frozenset[str] = frozenset()
+    for handler, active, _ in mods:
+        waived |= handler.waives(game, active, effect)
     cost = effect.base_cost
     imposed: list[int] = []
     for handler, active, _ in mods:
         extra = handler.extra_cost(game, active, effect)
-        if extra:
-            if handler.measure:
+        for meta, meta_active, _ in mods:  # modifiers of modifiers (e.g. RULINGS R33, R46)
+            if (
+                meta is not handler
+                and type(meta).amend is not Modifier.amend
+                and handler.modifies(game, active, effect)
+            ):
+                extra = meta.amend(game, meta_active, effect, handler, active, extra)
+        if extra and handler.source not in waived:
+            if handler.source in MEASURE_SOURCES:
                 imposed.extend(range(len(cost), len(cost) + len(extra)))
             cost = cost + extra
+    for handler, active, _ in mods:  # decreases with their floors, after every increase
+        cost = handler.adjust_cost(game, active, effect, cost)
     variants = [(cost, -1)]
     seen = {tuple(sorted(cost))}
     for handler, active, i in mods:
@@ -297,6 +351,15 @@ def use_payment(game: Game, effect: Effect, pay: Payment) -> None:
                 active = game.active_effects[i]
                 MODIFIERS[active.id].substitution_used(game, active, i, effect)
             return
+
+
+def surcharge_rule(game: Game, effect: Effect) -> str:
+    """The rule a free effect's payment cites: that of the first modifier adding an extra cost to it (a Place,
+    Move or TakeMeasure pays nothing else, CORE-01-04-11/12, EXP-01-06-02)."""
+    for handler, active, _ in _collect(game, effect):
+        if handler.extra_cost(game, active, effect):
+            return handler.pay_rule(game, active)
+    return "CORE-01-06-00-02"
 
 
 def conversion_forbidden(game: Game, effect: Effect, paid: Payment, gain: int) -> bool:

@@ -1,6 +1,8 @@
-"""The game: decisions, legal actions, apply, turn / round / settlement flow and the event log.
+"""The game: state, legal actions, apply, turn / round / settlement flow and the event log.
 
-One pending decision at a time, owned by ``current_player`` (RULINGS R23). The decisions are
+The pending decision is the top of a stack of decision objects (``decisions.py``), owned by
+``current_player`` (RULINGS R23); resolutions in progress (the Hotspots a placement closed, a Round
+Settlement, an effect being paid for) are frames below it and resume after it. The core decisions are
 
 * ``place_tile``: where the drawn tile goes (CORE-01-04-04..08, RULINGS R3);
 * ``political``: the turn's one Political Action (CORE-01-04-09, RULINGS R7);
@@ -16,17 +18,18 @@ With an expansion, every Political Action resolves through the effect pipeline o
 post-payment choices, atomic execution); in the core game Place and Move cost nothing and go straight
 to execution. The Measure lifecycle (EXP-01-06-02..19, RULINGS R20/R21) is generic per deck.
 
-An effect's choices (payment, gain) are collected first and executed at once at the end, so a
-half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one Resource at a
-time in ascending resort order; the engine asks only while more than one payment remains possible
-and completes a payment by itself once it is determined (see docs/actions.md).
+An effect's choices (payment, gain) are collected in one record (``decisions.Resolution``) and executed at
+once at the end, so a half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one
+Resource at a time in ascending resort order; the engine asks only while more than one payment remains
+possible and completes a payment by itself once it is determined (see docs/actions.md).
 """
 
 from __future__ import annotations
 
 import operator
 from bisect import bisect_left, insort
-from typing import Any, Required, TypedDict, cast
+from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +39,6 @@ from .components import (
     COMMITTEE,
     GRASSROOTS,
     HOTSPOT,
-    INVESTMENT_PROGRAM,
-    LABOR_MARKET,
     LOBBYIST,
     RESORT,
     START,
@@ -45,29 +46,36 @@ from .components import (
     build_catalogue,
 )
 from .config import GrassrootsText, RulesConfig
+from .decisions import (
+    PLACE_TILE,
+    POLITICAL,
+    AfterSettlement,
+    Frame,
+    HotspotQueue,
+    MoveTo,
+    Resolution,
+    Settlement,
+)
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
-from .expansions import build_measures
-from .expansions.measures import (
-    HAND_LIMIT,
-    MAX_PLAYS,
-    NO_TARGET,
-    OPEN_MEASURES,
-    PLAYER_TARGETS,
-    RESOLVERS,
-    MeasureSpec,
-    target_cells,
-    target_players,
-)
+from .expansions import Expansion, build_measures, expansions_for
+from .expansions.base import HotspotResolver
+from .expansions.measures import MeasureSpec
 from .rng import Rng
 from .topology import Topology, get_topology
 
-PH_PLACE_TILE, PH_POLITICAL, PH_MOVE_TO, PH_PAY, PH_GAIN, PH_OVER, PH_TARGET, PH_EXCHANGE = range(8)
 _STARTING_RULE = {2: "CORE-01-03-04", 3: "CORE-01-03-05", 4: "CORE-01-03-06", 5: "ADD56-01-02-01", 6: "ADD56-01-02-02"}
+#: The names of the decisions (``Game.phase_name``): the core game's, then those only an expansion has.
 PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "target", "exchange")
 
-_Shared = tuple[Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...]]
-_SHARED_CACHE: dict[RulesConfig, _Shared] = {}
+_Shared = tuple[
+    Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...], tuple[Expansion, ...],
+    dict[str, HotspotResolver], tuple[Expansion, ...],
+]  # fmt: skip
+#: Immutable per-configuration data, least recently used last; bounded so that a long-lived process that sees
+#: many configurations (a server, a sweep) does not grow without limit.
+_SHARED_CACHE: OrderedDict[RulesConfig, _Shared] = OrderedDict()
+_SHARED_CACHE_SIZE = 32
 
 
 def _shared(config: RulesConfig) -> _Shared:
@@ -77,42 +85,18 @@ def _shared(config: RulesConfig) -> _Shared:
         topo = get_topology(config.topology, config.table_size)
         measures = build_measures(config)
         decks = tuple(dict.fromkeys(m.deck for m in measures))
-        layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players)
-        got = (topo, build_catalogue(config), layout, measures, decks)
+        expansions = expansions_for(config)
+        blocks = tuple(block for ex in expansions for block in ex.action_blocks)
+        layout = ActionLayout(topo, config.resorts, tuple(m.key for m in measures), config.players, blocks)
+        resolvers = {k: v for ex in expansions for k, v in ex.hotspot_resolvers.items()}
+        sources = tuple(ex for ex in expansions if type(ex).modifiers is not Expansion.modifiers)
+        got = (topo, build_catalogue(config), layout, measures, decks, expansions, resolvers, sources)
         _SHARED_CACHE[config] = got
+        if len(_SHARED_CACHE) > _SHARED_CACHE_SIZE:
+            _SHARED_CACHE.popitem(last=False)
+    else:
+        _SHARED_CACHE.move_to_end(config)
     return got
-
-
-#: ``Game.pending``: the half-decided Political Action behind a ``move_to`` / ``pay`` / ``gain`` / ``target`` /
-#: ``exchange`` decision. A plain dict at run time; which keys are present depends on ``kind`` ("move",
-#: "formalize", "convert", "place", "take", "play"). ``from``: the source cell of a Move; ``tile``: the
-#: ContextTile cell (-1: null); ``paid``: the Resources paid so far (resort indices, ascending); ``options``:
-#: the complete payments still possible; ``gains`` / ``gain`` / ``exchanges``: the resorts a ConvertResources
-#: may gain, the one gained and the Investment Program exchanges; ``supplemented``: those exchanges offered only
-#: with Supplemental Budget's additional Resource, ``exchange`` / ``supplements``: the one chosen and the resorts
-#: that may pay that Resource (docs/rulings.md BC-30); ``card`` / ``target`` / ``targets``: the Measure card of a
-#: TakeMeasure / PlayMeasure, the targeted player (-1: none) and the target actions.
-#: (Functional syntax because ``from`` is a keyword.)
-Pending = TypedDict(
-    "Pending",
-    {
-        "kind": Required[str],
-        "from": int,
-        "tile": int,
-        "paid": list[int],
-        "options": list[Payment],
-        "gains": list[int],
-        "gain": int,
-        "exchanges": list[int],
-        "supplemented": list[int],
-        "exchange": int,
-        "supplements": list[int],
-        "card": int,
-        "target": int,
-        "targets": list[int],
-    },
-    total=False,
-)
 
 
 def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
@@ -129,9 +113,10 @@ class Game:
         "frontier", "in_frontier", "committees", "grassroots", "resort_cells", "infl",
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
-        "turn", "phase", "pending", "events", "active_effects", "_legal", "_winners",
+        "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
-        "m_round", "extra", "invest_cells", "eco",
+        "m_round", "extra", "invest_cells", "eco", "expansions", "hotspot_resolvers",
+        "modifier_sources",
     )  # fmt: skip
 
     # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
@@ -141,6 +126,12 @@ class Game:
     catalogue: tuple[TileSpec, ...]
     layout: ActionLayout
     measures: tuple[MeasureSpec, ...]
+    #: The active expansions whose hooks the core flow calls (expansions/base.py), and the Hotspots with their
+    #: own resolution (TileSpec.special -> resolver).
+    expansions: tuple[Expansion, ...]
+    hotspot_resolvers: dict[str, HotspotResolver]
+    #: The expansions that contribute modifiers besides the durations in force (effects.py step 1).
+    modifier_sources: tuple[Expansion, ...]
     decks: tuple[str, ...]
     deck_of: list[int]
     num_players: int
@@ -180,8 +171,9 @@ class Game:
     active: int
     start_player: int
     turn: int
-    phase: int
-    pending: Pending | None
+    #: The decision stack (decisions.py); the top frame is the pending decision. Empty once the game is over.
+    stack: list[Frame]
+    over: bool
     events: list[dict[str, Any]]
     active_effects: list[ActiveEffect]
     _legal: list[int] | None
@@ -209,7 +201,8 @@ class Game:
             )
         g = object.__new__(cls)
         g.config = config
-        g.topo, g.catalogue, g.layout, g.measures, g.decks = _shared(config)
+        (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
+         g.modifier_sources) = _shared(config)  # fmt: skip
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -242,8 +235,8 @@ class Game:
         g.active = 0
         g.start_player = 0
         g.turn = 0
-        g.phase = PH_PLACE_TILE
-        g.pending = None
+        g.stack = []
+        g.over = False
         g.events = []
         g.active_effects = []
         g._legal = None
@@ -287,17 +280,10 @@ class Game:
             g.starting[p] = g.supply[p] = amount
             rule = "VAR-01-02-02" if amount < config.starting_influence else _STARTING_RULE[g.num_players]
             g.log("starting-influence", rule, player=p, amount=amount)
-        for d, deck in enumerate(g.decks):
-            # EXP-01-03-02/03: shuffle the deck into its MeasureDrawPile, then three OpenMeasures. Starting
-            # Influence and the turn structure stay as they are (EXP-01-03-04/05, both texts).
-            pile = [k for k in range(len(g.measures)) if g.deck_of[k] == d]
-            g.rng.shuffle(pile)
-            g.m_draw[d] = pile
-            for _ in range(OPEN_MEASURES):
-                insort(g.m_open[d], pile.pop())
-            g.log("measure-setup", "EXP-01-03-03", deck=deck, open=[g.measures[k].key for k in g.m_open[d]],
-                  draw_pile=len(pile))  # fmt: skip
+        for ex in g.expansions:
+            ex.setup(g)  # e.g. the Measure decks (EXP-01-03-02/03)
         g._start_turn()
+        g._run()
         return g
 
     # ------------------------------------------------------------------ public API
@@ -308,14 +294,29 @@ class Game:
     @property
     def current_player(self) -> int | None:
         """The player who owns the pending decision (RULINGS R23); None when the game is over."""
-        return None if self.phase == PH_OVER else self.active
+        stack = self.stack
+        return stack[-1].owner if stack else None
+
+    @property
+    def decision(self) -> Frame | None:
+        """The pending decision (the top of the decision stack, see decisions.py); None when the game is over.
+        Read-only: use :meth:`apply` to answer it."""
+        stack = self.stack
+        return stack[-1] if stack else None
 
     @property
     def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
+        """The kind of the pending decision (``"place_tile"``, ``"political"``, ``"pay"``, ...), ``"over"`` at
+        the end."""
+        stack = self.stack
+        if not stack:
+            return "over"
+        kind = stack[-1].kind
+        assert kind is not None
+        return kind
 
     def is_terminal(self) -> bool:
-        return self.phase == PH_OVER
+        return self.over
 
     def legal_actions(self) -> list[int]:
         """Sorted legal actions of the pending decision (empty only when the game is over)."""
@@ -333,7 +334,8 @@ class Game:
         return mask
 
     def action_to_string(self, action: int) -> str:
-        return self.layout.to_string(operator.index(action))
+        """The canonical string of ``action`` (any action of the layout, legal or not)."""
+        return self.layout.to_string(action)
 
     def string_to_action(self, text: str) -> int:
         return self.layout.parse(text)
@@ -341,7 +343,7 @@ class Game:
     def returns(self) -> list[float]:
         """RULINGS R9: zero-sum; the k winners share +1, the others share -1 (0 before the end)."""
         n = self.num_players
-        if self.phase != PH_OVER:
+        if not self.over:
             return [0.0] * n
         winners = self.winners()
         k = len(winners)
@@ -351,7 +353,7 @@ class Game:
 
     def winners(self) -> list[int]:
         """CORE-01-09-03/04: the players with the most Influence on the Board (ties share)."""
-        if self.phase != PH_OVER:
+        if not self.over:
             return []
         if self._winners is None:
             best = max(self.on_board)
@@ -360,6 +362,8 @@ class Game:
 
     def apply(self, action: int) -> None:
         """Apply one legal action. An illegal or malformed action raises and changes nothing."""
+        if isinstance(action, bool):
+            raise IllegalActionError(f"an action must be an integer, got {action!r}")
         try:
             a = operator.index(action)
         except TypeError:
@@ -371,65 +375,25 @@ class Game:
         if i == len(legal) or legal[i] != a:
             raise IllegalActionError(self._illegal_message(a))
         self._legal = None
-        phase = self.phase
-        n = self.layout.n
-        if phase == PH_PLACE_TILE:
-            self._place_drawn_tile(a)
-        elif phase == PH_POLITICAL:
-            lay = self.layout
-            if a == lay.pass_:
-                self.log("pass", "RULINGS-R7", player=self.active)
-                if self.active_effects:
-                    effects.consume(self, self.active)  # docs/rulings.md BC-26: the failed attempt
+        stack = self.stack
+        stack[-1].choose(self, a)
+        if not stack or stack[-1].kind is None:
+            self._run()
+
+    def _run(self) -> None:
+        """Advance until the top of the decision stack is a decision or the game is over; an empty stack means
+        the turn's Political Action has resolved (the core flow goes on: end of turn, settlement, next turn)."""
+        stack = self.stack
+        while True:
+            if not stack:
+                if self.over:
+                    return
                 self._end_turn()
+                continue
+            top = stack[-1]
+            if top.kind is not None:
                 return
-            if a > lay.pass_:
-                if a < lay.play:  # EXP-01-06-02: TakeMeasure
-                    self._begin_effect("take", -1, card=a - lay.take)
-                else:  # EXP-01-06-07: PlayMeasure
-                    self._begin_play(a - lay.play)
-                return
-            kind, cell = divmod(a, n)
-            if kind == PLACE:
-                if self.active_effects:
-                    self._begin_effect("place", cell)
-                else:
-                    self._place_influence(cell)
-            elif kind == MOVE_FROM:
-                self.pending = {"kind": "move", "from": cell}
-                self.phase = PH_MOVE_TO
-            elif kind == FORMALIZE:
-                self._begin_effect("formalize", cell)
-            else:
-                self._begin_effect("convert", cell)
-        elif phase == PH_MOVE_TO:
-            pend = self.pending
-            assert pend is not None
-            src = pend["from"]
-            if self.active_effects:
-                self._begin_effect("move", a - MOVE_TO * n, src=src)
-            else:
-                self._move_influence(src, a - MOVE_TO * n)
-        elif phase == PH_PAY:
-            pend = self.pending
-            assert pend is not None
-            if "supplements" in pend:  # EXP-01-06-M10-04: the additional Resource of Supplemental Budget
-                self._execute_convert(pend["tile"], pend["paid"], pend["gain"], pend["exchange"], a - self.layout.pay)
-            else:
-                self._pay_choice(a - self.layout.pay)
-        elif phase == PH_GAIN:
-            self._gain_choice(a - self.layout.gain)
-        elif phase == PH_TARGET:
-            self._choose_target(a)
-        elif phase == PH_EXCHANGE:
-            pend = self.pending
-            assert pend is not None
-            lay = self.layout
-            exchange = -1 if a == lay.decline else a - lay.exchange
-            if exchange in pend["supplemented"]:
-                self._begin_supplement(exchange)
-            else:
-                self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange)
+            top.run(self)
 
     def clone(self) -> Game:
         """An independent copy (the shared immutable catalogue and layout are not copied)."""
@@ -470,11 +434,8 @@ class Game:
         g.active = self.active
         g.start_player = self.start_player
         g.turn = self.turn
-        g.phase = self.phase
-        p = self.pending
-        g.pending = (
-            None if p is None else cast("Pending", {k: (v[:] if isinstance(v, list) else v) for k, v in p.items()})
-        )
+        g.stack = [f.copy() for f in self.stack]
+        g.over = self.over
         g.events = self.events[:]
         g.active_effects = self.active_effects[:]
         g._legal = self._legal
@@ -492,6 +453,9 @@ class Game:
         g.extra = self.extra
         g.invest_cells = self.invest_cells[:]
         g.eco = self.eco
+        g.expansions = self.expansions
+        g.hotspot_resolvers = self.hotspot_resolvers
+        g.modifier_sources = self.modifier_sources
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -584,7 +548,7 @@ class Game:
         """Political Actions ``player`` still takes, the current turn included: one tile is drawn per turn
         (CORE-01-04-04) and the game ends when the active player must draw from an empty DrawPile
         (CORE-01-09-01, RULINGS R8); further discards (CORE-01-04-07) are not foreseen. 0 once it is over."""
-        if self.phase == PH_OVER:
+        if self.over:
             return 0
         n = self.num_players
         future = len(self.draw_pile)
@@ -603,11 +567,10 @@ class Game:
         if kind in ("place", "move"):
             # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination.
             return Effect(kind, player, cell)
-        if kind == "take":
-            return Effect("take", player, -1, effects.FREE, card=card)  # CORE-01-06-00-05 (e): null
-        if kind == "play":
-            # EXP-01-06-08: the printed cost; CORE-01-06-00-05 (b): a targeted tile is the ContextTile.
-            return Effect("play", player, cell, self.measures[card].cost, card=card, target=target)
+        for ex in self.expansions:  # an expansion's Political Action (e.g. EXP-01-06-01)
+            effect = ex.effect(self, kind, cell, player, card, target)
+            if effect is not None:
+                return effect
         raise ValueError(kind)
 
     def grassroots_text(self, cell: int) -> GrassrootsText:
@@ -615,7 +578,7 @@ class Game:
 
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
-        if not self.active_effects:
+        if not (self.active_effects or self.modifier_sources):
             options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
@@ -626,40 +589,26 @@ class Game:
 
     # ------------------------------------------------------------------ legal actions
     def _compute_legal(self) -> list[int]:
-        phase = self.phase
+        stack = self.stack
+        return stack[-1].legal(self) if stack else []
+
+    def _move_destinations(self, player: int, src: int) -> list[int]:
+        """The ``move_to`` options: any other non-Start Board tile (RULINGS R10); with modifiers in force only the
+        destinations whose total cost can be paid (CORE-01-06-00-03)."""
+        base = MOVE_TO * self.layout.n
+        if self.active_effects or self.modifier_sources:
+            return [base + c for c in self._payable_cells("move", self.nonstart, player) if c != src]
+        return [base + c for c in self.nonstart if c != src]
+
+    def _resolution_options(self, res: Resolution) -> list[int]:
+        for ex in self.expansions:  # a decision an expansion asked on this effect
+            options = ex.resolution_options(self, res)
+            if options is not None:
+                return options
         lay = self.layout
-        if phase == PH_PLACE_TILE:
-            return self._placement_cells(self.drawn)
-        if phase == PH_POLITICAL:
-            return self._political_options()
-        if phase == PH_MOVE_TO:
-            base = MOVE_TO * lay.n
-            pend = self.pending
-            assert pend is not None
-            src = pend["from"]
-            if self.active_effects:  # only destinations whose total cost can be paid (CORE-01-06-00-03)
-                return [base + c for c in self._payable_cells("move", self.nonstart, self.active) if c != src]
-            return [base + c for c in self.nonstart if c != src]  # RULINGS R10
-        if phase == PH_PAY:
-            pend = self.pending
-            assert pend is not None
-            if "supplements" in pend:  # EXP-01-06-M10-04, docs/rulings.md BC-30
-                return [lay.pay + r for r in pend["supplements"]]
-            return [lay.pay + r for r in effects.next_choices(pend["options"], pend["paid"])]
-        if phase == PH_GAIN:
-            pend = self.pending
-            assert pend is not None
-            return [lay.gain + r for r in pend["gains"]]
-        if phase == PH_TARGET:
-            pend = self.pending
-            assert pend is not None
-            return list(pend["targets"])
-        if phase == PH_EXCHANGE:
-            pend = self.pending
-            assert pend is not None
-            # EXP-01-05-03/04 / EXP-01-05-01/02 (v1.3): exchange into a resort, or decline (optional).
-            return [lay.exchange + r for r in pend["exchanges"]] + [lay.decline]
-        return []
+        if res.kind == "pay":
+            return [lay.pay + r for r in effects.next_choices(res.options, res.paid)]
+        return [lay.gain + r for r in res.gains]  # "gain"
 
     def _payable_cells(self, kind: str, cells: list[int], player: int) -> list[int]:
         """The cells whose Place / Move effect ``player`` can pay (with active modifiers only)."""
@@ -669,16 +618,17 @@ class Game:
             return cells[:] if self.payment_choices(Effect(kind, player, cells[0])) else []
         return [c for c in cells if self.payment_choices(Effect(kind, player, c))]
 
-    def _placement_cells(self, tile: int) -> list[int]:
-        """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08)."""
-        return self.frontier[:]  # PLACE_TILE block starts at 0
+    def placement_cells(self) -> list[int]:
+        """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08), as ``place-tile`` actions
+        (the block starts at 0)."""
+        return self.frontier[:]
 
-    def _political_options(self) -> list[int]:
-        p = self.active
+    def _political_options(self, p: int) -> list[int]:
         n = self.layout.n
         out: list[int] = []
         nonstart = self.nonstart
-        slow = bool(self.active_effects)  # modifiers in force: every action's total cost is checked
+        # Modifiers in force: every action's total cost is checked.
+        slow = bool(self.active_effects or self.modifier_sources)
         # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
         # CORE-01-08-06B: the Start Committee never takes Influence (nonstart excludes it).
         if self.supply[p] > 0 and nonstart:
@@ -734,53 +684,10 @@ class Game:
                         by_text[text] = ok
                 if ok:
                     out.append(base + c)
-        if self.measures:
-            self._measure_options(p, out)
+        for ex in self.expansions:  # Political Actions the expansions add (e.g. EXP-01-06-01)
+            ex.political_options(self, p, out)
         if not out:
             out.append(self.layout.pass_)  # RULINGS R7
-        return out
-
-    def _measure_options(self, p: int, out: list[int]) -> None:
-        """TakeMeasure and PlayMeasure, the two added Political Actions (EXP-01-00-05, EXP-01-06-01,
-        EXP-01-06-01 (v1.3), RULINGS R20/R21), appended in layout order."""
-        lay = self.layout
-        # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
-        if len(self.hands[p]) < HAND_LIMIT:
-            cards = sorted(k for deck in self.m_open for k in deck)
-            if self.active_effects:  # TakeMeasure costs nothing of its own; modifiers may add a cost
-                cards = [k for k in cards if self.payment_choices(self.effect_for("take", -1, p, k))]
-            out.extend([lay.take + k for k in cards])
-        # EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20: one PlayMeasure per round over all decks;
-        # EXP-01-06-05 (c) (v1.3): not as the additional Political Action.
-        if self.hands[p] and not self.extra and self.m_round[p] != self.round:
-            for k in self.hands[p]:
-                if self._play_targets(k, p, first=True):  # docs/rulings.md BC-20: playable only
-                    out.append(lay.play + k)
-
-    def _play_targets(self, k: int, p: int, first: bool = False) -> list[int]:
-        """The target actions of card ``k`` whose PlayMeasure ``p`` can pay ([-1] for a card without target)."""
-        spec = self.measures[k]
-        lay = self.layout
-        if spec.target == NO_TARGET:
-            return [-1] if self.payment_choices(self.effect_for("play", -1, p, k)) else []
-        if spec.target in PLAYER_TARGETS:
-            cands = [(lay.target_player + q, -1, q) for q in target_players(self, spec.target, p)]
-        else:
-            cands = [(lay.target + c, c, -1) for c in target_cells(self, spec.target, p)]
-        if not cands:
-            return []
-        if not self.active_effects or not effects.tile_sensitive(self, "play"):
-            # The total cost does not depend on the target: check it once.
-            _, c, q = cands[0]
-            if not self.payment_choices(self.effect_for("play", c, p, k, q)):
-                return []
-            return [a for a, _, _ in cands[: 1 if first else None]]
-        out = []
-        for a, c, q in cands:
-            if self.payment_choices(self.effect_for("play", c, p, k, q)):
-                out.append(a)
-                if first:
-                    break
         return out
 
     def _illegal_message(self, a: int) -> str:
@@ -791,10 +698,9 @@ class Game:
         legal = self._legal or []
         shown = ", ".join(self.layout.to_string(x) for x in legal[:8])
         more = f" and {len(legal) - 8} more" if len(legal) > 8 else ""
-        who = "nobody (the game is over)" if self.phase == PH_OVER else f"player {self.active}"
+        who = "nobody (the game is over)" if self.over else f"player {self.current_player}"
         return (
-            f"action {a} ({text}) is not legal in decision {PHASE_NAMES[self.phase]!r} of {who}; "
-            f"legal: {shown or 'none'}{more}"
+            f"action {a} ({text}) is not legal in decision {self.phase_name!r} of {who}; legal: {shown or 'none'}{more}"
         )
 
     # ------------------------------------------------------------------ board changes
@@ -811,8 +717,8 @@ class Game:
             insort(self.grassroots, cell)
         elif spec.kind == RESORT:
             insort(self.resort_cells, cell)
-        elif spec.special == INVESTMENT_PROGRAM:
-            insort(self.invest_cells, cell)  # EXP-01-05-01: a System Tile placed on the Board
+        for ex in self.expansions:
+            ex.tile_placed(self, cell)
         # Incremental legal-placement frontier (RULINGS R3).
         if self.in_frontier[cell]:
             self.in_frontier[cell] = False
@@ -849,13 +755,13 @@ class Game:
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
             self.log("draw", "CORE-01-04-04", player=p, tile=tile)
-            if self._placement_cells(tile):
+            if self.frontier:  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
                 self.drawn = tile
-                self.phase = PH_PLACE_TILE
+                self.stack.append(PLACE_TILE[p])
                 return
             if self.config.tile_recycling:
                 # RULINGS R4: if no tile left could be placed, the DrawPile counts as exhausted.
-                if not any(self._placement_cells(t) for t in pile):
+                if not self.frontier:  # no tile left in the pile could be placed
                     pile.append(tile)  # docs/rulings.md BC-08
                     self.log("draw-pile-exhausted", "RULINGS-R4", player=p)
                     self._end_game()
@@ -872,7 +778,9 @@ class Game:
         self.drawn = -1
         self._put_tile(tile, cell)
         self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
-        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
+        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved: it replaces the
+        # place_tile decision on the stack.
+        self.stack[-1] = POLITICAL[self.active]
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
         # first, then the other closed Hotspots in ascending cell order.
         closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
@@ -881,9 +789,8 @@ class Game:
             for nb in self.topo.neighbors[cell]
             if self.kind_at[nb] == HOTSPOT and not self.resolved[nb] and self._surrounded(nb)
         ]
-        for h in closed:
-            self._resolve_hotspot(h)
-        self.phase = PH_POLITICAL
+        if closed:
+            self.stack.append(HotspotQueue(closed))
 
     def _surrounded(self, cell: int) -> bool:
         """CORE-01-06-01, RULINGS R5: every adjacent table cell holds a tile (the edge is closed)."""
@@ -891,14 +798,10 @@ class Game:
         return all(tile_at[nb] >= 0 for nb in self.topo.neighbors[cell])
 
     def _resolve_hotspot(self, cell: int) -> None:
-        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06).
-
-        Labor Market resolves as a core Hotspot (EXP-01-02-11/12; EXP-01-06-04 (Restrictions) "ECO does not
-        alter Hotspot resolution"); in v1.3 its majority leader gains 1 new Influence instead
-        (EXP-01-02-C-03..07, docs/rulings.md BC-32).
-        """
+        """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06). A Hotspot with its own text
+        resolves through its expansion's resolver once the majority is known (``hotspot_resolvers``)."""
         self.resolved[cell] = True
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
             blocker = effects.prohibited_by(self, Effect("hotspot", -1, cell))
             if blocker is not None:  # EXP-01-06-M01-04 / EXP-01-08-M01-05, docs/rulings.md BC-23
@@ -910,14 +813,11 @@ class Game:
             self.log("hotspot-no-majority", "CORE-01-05-02", cell=cell, tied=leaders)
             return
         p = leaders[0]
-        if self.catalogue[self.tile_at[cell]].special == LABOR_MARKET and self.config.exp01_edition == "v1.3":
-            if self.supply[p] + self.on_board[p] >= self.cap:  # RULINGS R12: creates nothing at the cap
-                self.log("labor-market-capped", "RULINGS-R12", cell=cell, player=p)
+        if self.hotspot_resolvers:
+            resolver = self.hotspot_resolvers.get(self.catalogue[self.tile_at[cell]].special)
+            if resolver is not None:  # a Hotspot with its own text (CORE-01-10-01), e.g. the v1.3 Labor Market
+                resolver(self, cell, p)
                 return
-            self.supply[p] += 1  # EXP-01-02-C-04/07: gain 1 Influence (a new one, into the supply)
-            self.created[p] += 1
-            self.log("labor-market", "EXP-01-02-C-04", cell=cell, player=p)
-            return
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
@@ -928,81 +828,88 @@ class Game:
         self.infl[cell * self.num_players + p] += 1
         self.log("hotspot-resolved", "CORE-01-06-05", cell=cell, player=p)
 
-    def _place_influence(self, cell: int) -> None:
-        p = self.active
+    def _political_choice(self, p: int, a: int) -> None:
+        """The Political Action ``a`` of player ``p`` (CORE-01-04-09, EXP-01-06-01)."""
+        lay = self.layout
+        if a == lay.pass_:
+            self.log("pass", "RULINGS-R7", player=p)
+            if self.active_effects or self.modifier_sources:
+                effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
+            return
+        if a > lay.pass_:  # a Political Action an expansion adds
+            for ex in self.expansions:
+                if ex.political_choice(self, p, a):
+                    return
+            raise AssertionError(f"no expansion takes action {a}")
+        kind, cell = divmod(a, lay.n)
+        if kind == PLACE:
+            if self.active_effects or self.modifier_sources:
+                self._begin_effect(p, "place", cell)
+            else:
+                self._place_influence(p, cell)
+        elif kind == MOVE_FROM:
+            self.stack.append(MoveTo(p, cell))
+        elif kind == FORMALIZE:
+            self._begin_effect(p, "formalize", cell)
+        else:
+            self._begin_effect(p, "convert", cell)
+
+    def _move_choice(self, p: int, src: int, a: int) -> None:
+        dst = a - MOVE_TO * self.layout.n
+        if self.active_effects or self.modifier_sources:
+            self._begin_effect(p, "move", dst, src=src)
+        else:
+            self._move_influence(p, src, dst)
+
+    def _place_influence(self, p: int, cell: int) -> None:
         self.supply[p] -= 1
         self.on_board[p] += 1
         self.deployed[p] += 1  # RULINGS R11
         self.infl[cell * self.num_players + p] += 1
         self.log("place-influence", "CORE-01-04-11", player=p, cell=cell)
-        self._end_turn()
 
-    def _move_influence(self, src: int, dst: int) -> None:
+    def _move_influence(self, p: int, src: int, dst: int) -> None:
         # CORE-01-06-00-06 (R10): a Move names two tiles; its ContextTile is the destination.
-        p = self.active
         np_ = self.num_players
         self.infl[src * np_ + p] -= 1
         self.infl[dst * np_ + p] += 1
-        self.pending = None
         self.log("move-influence", "CORE-01-04-12", player=p, src=src, dst=dst)
-        self._end_turn()
 
-    def _begin_effect(self, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
-        effect = self.effect_for(kind, cell, self.active, card, target)
-        options = self.payment_choices(effect)  # docs/rulings.md BC-05: pay one Resource at a time
-        self.pending = {"kind": kind, "tile": cell, "paid": [], "options": options}
-        if kind == "move":
-            self.pending["from"] = src
-        elif card >= 0:
-            self.pending["card"] = card
-            self.pending["target"] = target
-        self._advance_payment()
+    def _begin_effect(self, p: int, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
+        """Resolve a Political Action through the pipeline: one record (decisions.Resolution) carries its
+        payment options and choices until it is executed at once."""
+        res = Resolution(p, kind, cell, src, card, target)
+        res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
+        self.stack.append(res)
+        self._advance_payment(res)
 
-    def _pending_effect(self) -> Effect:
-        pend = self.pending
-        assert pend is not None
-        return self.effect_for(pend["kind"], pend["tile"], self.active, pend.get("card", -1), pend.get("target", -1))
+    def _effect_of(self, res: Resolution) -> Effect:
+        return self.effect_for(res.effect, res.tile, res.owner, res.card, res.target)
 
-    def _begin_play(self, k: int) -> None:
-        """EXP-01-06-07: PlayMeasure of hand card ``k``; first its target (docs/rulings.md BC-20)."""
-        spec = self.measures[k]
-        if spec.target == NO_TARGET:
-            self._begin_effect("play", -1, card=k)
-            return
-        targets = self._play_targets(k, self.active)
-        self.pending = {"kind": "play", "card": k, "tile": -1, "target": -1, "targets": targets}
-        if len(targets) == 1:  # a determined choice completes by itself (as BC-05)
-            self._choose_target(targets[0])
-        else:
-            self.phase = PH_TARGET
-
-    def _choose_target(self, a: int) -> None:
-        pend = self.pending
-        assert pend is not None
+    def _resolution_choice(self, res: Resolution, a: int) -> None:
+        for ex in self.expansions:  # a decision an expansion asked on this effect
+            if ex.resolution_choice(self, res, a):
+                return
         lay = self.layout
-        tile, target = (a - lay.target, -1) if a < lay.target_player else (-1, a - lay.target_player)
-        self._begin_effect("play", tile, card=pend["card"], target=target)
+        if res.kind == "pay":
+            res.paid.append(a - lay.pay)
+            self._advance_payment(res)
+        else:  # "gain"
+            self._after_gain(res, a - lay.gain)
 
-    def _pay_choice(self, resort: int) -> None:
-        pend = self.pending
-        assert pend is not None
-        pend["paid"].append(resort)
-        self._advance_payment()
-
-    def _advance_payment(self) -> None:
+    def _advance_payment(self, res: Resolution) -> None:
         """BC-05: extend the payment while only one next Resource is possible; ask when there is a choice."""
-        pend = self.pending
-        assert pend is not None
-        paid = pend["paid"]
+        paid = res.paid
+        options = res.options
         while True:
-            nxt = effects.next_choices(pend["options"], paid)
+            nxt = effects.next_choices(options, paid)
             if len(nxt) > 1:
-                self.phase = PH_PAY
+                res.kind = "pay"
                 return
             if not nxt:  # paid is a complete payment
                 break
             paid.append(nxt[0])
-        self._payment_complete(list(paid))
+        self._payment_complete(res)
 
     def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
         """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03).
@@ -1013,7 +920,7 @@ class Game:
         """
         text = self.grassroots_text(effect.tile)
         finite = self.config.bank_stock is not None
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             bases = self._convert_bases(effect, pay)
             check = True
         else:
@@ -1046,124 +953,54 @@ class Game:
                     found.append(base)
         return tuple(found)
 
-    def _exchange_options(self, effect: Effect, pay: Payment, gain: int) -> tuple[list[int], list[int]]:
-        """EXP-01-05-02..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
-        (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources.
-
-        Returns the resorts offered and, among them, those offered only with Supplemental Budget's additional
-        Resource (docs/rulings.md BC-30): an exchange an effect forbids (Collective Bargaining, BC-24) leaves the
-        ConvertResources partially resolved, which Supplemental Budget resolves fully (EXP-01-06-M10-05)."""
-        p = effect.actor
-        if not any(self.controller(c) == p for c in self.invest_cells):  # EXP-01-05-06, RULINGS R15
-            return [], []
-        eco, nr = self.eco, self.num_resorts
-        amount = self.grassroots_text(effect.tile).gain
-        if self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0) < 2:
-            return [], []
-        finite = self.config.bank_stock is not None
-        full: bool | None = None  # whether Supplemental Budget can resolve the action fully (computed once)
-        out: list[int] = []
-        supplemented: list[int] = []
-        for r in range(nr):
-            if r == eco:
-                continue  # "a different resort"
-            if finite and self.bank[r] + pay.count(r) - (amount if gain == r else 0) < 1:
-                continue  # docs/rulings.md BC-03 applies to the exchange too
-            if effects.conversion_forbidden(self, effect, (eco, eco), r):
-                # EXP-01-06-M03-03 / EXP-01-08-M03-04, docs/rulings.md BC-24 -- unless Supplemental Budget
-                # resolves the ConvertResources fully for 1 additional Resource (EXP-01-06-M10-04/05, BC-30).
-                if full is None:
-                    full = effects.full_resolution(self, effect) is not None and bool(
-                        self._supplement_options(effect, pay, gain)
-                    )
-                if not full:
-                    continue
-                supplemented.append(r)
-            out.append(r)
-        return out, supplemented
-
-    def _supplement_options(self, effect: Effect, pay: Payment, gain: int) -> list[int]:
-        """The resorts that may pay Supplemental Budget's additional Resource for an Investment Program exchange
-        after this ConvertResources (EXP-01-06-M10-03/04, docs/rulings.md BC-30): it is paid after the cost, from
-        the supply as the payment left it (neither the gain nor the exchange can pay it), and the 2 ECO of the
-        exchange must remain."""
-        p, nr, eco = effect.actor, self.num_resorts, self.eco
-        amount = self.grassroots_text(effect.tile).gain
-        eco_after = self.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0)
-        return [r for r in range(nr) if self.res[p * nr + r] - pay.count(r) >= 1 and (r != eco or eco_after - 1 >= 2)]
-
-    def _payment_complete(self, pay: list[int]) -> None:
-        pend = self.pending
-        assert pend is not None
-        pend["paid"] = pay
-        kind = pend["kind"]
+    def _payment_complete(self, res: Resolution) -> None:
+        kind = res.effect
+        pay = res.paid
         if kind == "formalize":
-            self._execute_formalize(pend["tile"], pay)
+            self._execute_formalize(res)
             return
         if kind != "convert":
-            effect = self._pending_effect()
+            effect = self._effect_of(res)
             if kind == "place":
-                # Only extra costs: Place is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
-                self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
-                self.pending = None
-                self._place_influence(pend["tile"])
+                self._pop(res)
+                # Only extra costs: Place is free (CORE-01-04-11; e.g. EXP-01-06-M06-05).
+                self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
+                self._place_influence(res.owner, res.tile)
             elif kind == "move":
-                # Only extra costs: Move is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
-                self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
-                self._move_influence(pend["from"], pend["tile"])
-            elif kind == "take":
-                self._execute_take(effect, pay)
-            else:
-                self._execute_play(effect, pay)
+                self._pop(res)
+                # Only extra costs: Move is free (CORE-01-04-12; e.g. EXP-01-06-M06-05).
+                self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
+                self._move_influence(res.owner, res.src, res.tile)
+            else:  # an expansion's Political Action (e.g. TakeMeasure, PlayMeasure)
+                for ex in self.expansions:
+                    if ex.execute(self, res, effect):
+                        return
+                raise AssertionError(f"no expansion executes {kind!r}")
             return
-        effect = self.effect_for("convert", pend["tile"], self.active)
-        gains = self._gain_options(effect, tuple(pay))
-        pend["gains"] = gains
+        gains = self._gain_options(self._effect_of(res), tuple(pay))
+        res.gains = gains
         if len(gains) == 1:
-            self._after_gain(gains[0])
+            self._after_gain(res, gains[0])
         else:
-            self.phase = PH_GAIN
+            res.kind = "gain"
 
-    def _gain_choice(self, resort: int) -> None:
-        self._after_gain(resort)
+    def _pop(self, frame: Frame) -> None:
+        """Remove ``frame`` from the top of the stack (its resolution is executed now)."""
+        top = self.stack.pop()
+        assert top is frame
 
-    def _after_gain(self, gain: int) -> None:
-        """A post-payment choice of ConvertResources: the optional Investment Program exchange."""
-        pend = self.pending
-        assert pend is not None
-        if self.invest_cells:
-            effect = self.effect_for("convert", pend["tile"], self.active)
-            exchanges, supplemented = self._exchange_options(effect, tuple(pend["paid"]), gain)
-            if exchanges:  # EXP-01-05-04 / EXP-01-05-02 (v1.3): optional, so a decision
-                pend["gain"] = gain
-                pend["exchanges"] = exchanges
-                pend["supplemented"] = supplemented
-                self.phase = PH_EXCHANGE
+    def _after_gain(self, res: Resolution, gain: int) -> None:
+        """After the gain: the expansions' post-payment choices of ConvertResources (e.g. EXP-01-05-03/04)."""
+        res.gain = gain
+        for ex in self.expansions:
+            if ex.after_gain(self, res):
                 return
-        self._execute_convert(pend["tile"], pend["paid"], gain)
-
-    def _begin_supplement(self, exchange: int) -> None:
-        """The exchange chosen needs Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30): pay it,
-        asking only where more than one resort can (as BC-05)."""
-        pend = self.pending
-        assert pend is not None
-        effect = self.effect_for("convert", pend["tile"], self.active)
-        options = self._supplement_options(effect, tuple(pend["paid"]), pend["gain"])
-        if len(options) == 1:
-            self._execute_convert(pend["tile"], pend["paid"], pend["gain"], exchange, options[0])
-            return
-        pend["exchange"] = exchange
-        pend["supplements"] = options
-        self.phase = PH_PAY
-
-    def _edition_rule(self, standalone: str, v13: str) -> str:
-        """The rule ID of the game's EXP-01 edition (RULINGS R22)."""
-        return v13 if self.config.exp01_edition == "v1.3" else standalone
+        self._execute_convert(res)
 
     def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
         """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
         p = effect.actor
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             effects.use_payment(self, effect, tuple(pay))
             for handler, active in effects.collect_modifiers(self, effect):
                 extra = handler.extra_cost(self, active, effect)
@@ -1172,7 +1009,7 @@ class Game:
                              kind=effect.kind, player=p, extra=sum(s[0] for s in extra))  # fmt: skip
         if pay:
             self._pay(p, pay, rule)
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             effects.consume(self, p)  # EXP-01-06-M06-07 / EXP-01-08-M06-07
 
     def _pay(self, player: int, pay: list[int], rule: str) -> None:
@@ -1183,11 +1020,12 @@ class Game:
             self.bank[r] += 1
         self.log("pay", rule, player=player, resorts=list(pay))
 
-    def _execute_formalize(self, cell: int, pay: list[int]) -> None:
-        p = self.active
+    def _execute_formalize(self, res: Resolution) -> None:
+        self._pop(res)
+        p, cell, pay = res.owner, res.tile, res.paid
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
             self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
         else:
@@ -1198,154 +1036,78 @@ class Game:
         self.supply[p] += 1
         self.created[p] += 1
         self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
-        self.pending = None
-        self._end_turn()
 
-    def _execute_convert(
-        self, cell: int, pay: list[int], gain: int, exchange: int | None = None, supplement: int = -1
-    ) -> None:
-        """ConvertResources; ``exchange``: the Investment Program decision (None: not offered, -1: declined);
-        ``supplement``: the additional Resource paid with Supplemental Budget for the exchange (-1: none)."""
-        p = self.active
+    def _execute_convert(self, res: Resolution) -> None:
+        """ConvertResources (CORE-01-04-20..22) with the expansions' parts of it (e.g. EXP-01-05-03/05), at once."""
+        self._pop(res)
+        p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
         text = self.grassroots_text(cell)
-        if self.active_effects:
+        if self.active_effects or self.modifier_sources:
             effect = self.effect_for("convert", cell, p)
             self._before_pay(effect, pay, "CORE-01-04-22")
-            if supplement >= 0:
-                # EXP-01-06-M10-03/04: after the cost, 1 additional Resource of any resort to the Bank; -M10-05:
-                # the ConvertResources resolves fully, its exchange despite Collective Bargaining (BC-30, BC-24).
-                budget = effects.full_resolution(self, effect)
-                assert budget is not None and exchange is not None and exchange >= 0
-                self._pay(p, [supplement], "EXP-01-06-M10-04")
-                handler = effects.MODIFIERS[budget.id]
-                self.log("measure-applied", handler.rule(self, budget), id=budget.id, owner=budget.owner,
-                         kind="convert", player=p, exchange=exchange)  # fmt: skip
+            for ex in self.expansions:
+                ex.before_gain(self, res, effect)
         else:
             self._pay(p, pay, "CORE-01-04-22")
         nr = self.num_resorts
         self.res[p * nr + gain] += text.gain
         self.bank[gain] -= text.gain
         self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
-        if exchange is not None:
-            if exchange >= 0:
-                # EXP-01-05-03/05 / EXP-01-05-01: 2 ECO to the Bank, 1 Resource of another resort from it.
-                eco = self.eco
-                self.res[p * nr + eco] -= 2
-                self.bank[eco] += 2
-                self.res[p * nr + exchange] += 1
-                self.bank[exchange] -= 1
-                self.log("investment-exchange", "EXP-01-05-03", player=p, gain=exchange)
-            else:
-                self.log("investment-declined", "EXP-01-05-04", player=p)
-        self.pending = None
-        self._end_turn()
-
-    # ------------------------------------------------------------------ Measures (EXP-01-06)
-    def _execute_take(self, effect: Effect, pay: list[int]) -> None:
-        """EXP-01-06-02: one Measure from OpenMeasures into the hand, then refill (EXP-01-06-04..06)."""
-        p, k = effect.actor, effect.card
-        # Only extra costs: TakeMeasure is free (EXP-01-06-M06-05 / EXP-01-08-M06-05).
-        self._before_pay(effect, pay, self._edition_rule("EXP-01-06-M06-05", "EXP-01-08-M06-05"))
-        d = self.deck_of[k]
-        self.m_open[d].remove(k)
-        insort(self.hands[p], k)
-        self.log("take-measure", "EXP-01-06-02", player=p, card=self.measures[k].key)
-        self._refill(d)
-        self.pending = None
-        self._end_turn()  # EXP-01-06-04 (v1.3): TakeMeasure ends the turn immediately
-
-    def _refill(self, d: int) -> None:
-        """EXP-01-06-04..06: refill OpenMeasures to three; recycle when the MeasureDrawPile runs out."""
-        draw, open_ = self.m_draw[d], self.m_open[d]
-        while len(open_) < OPEN_MEASURES:
-            if not draw:
-                if not self.m_recycle[d]:
-                    self.log("measure-not-refilled", "EXP-01-06-06", deck=self.decks[d], open=len(open_))
-                    break
-                self._recycle_measures(d)  # EXP-01-06-05
-                draw = self.m_draw[d]
-            k = draw.pop()
-            insort(open_, k)
-            self.log("measure-refill", "EXP-01-06-04", deck=self.decks[d], card=self.measures[k].key)
-        self._recycle_measures(d)
-
-    def _recycle_measures(self, d: int) -> None:
-        """EXP-01-06-16/17, EXP-01-07-05 (v1.3), docs/rulings.md BC-21: whenever the MeasureDrawPile is empty
-        and the RecyclePile is not, the RecyclePile is shuffled into a new DrawPile (counters are kept)."""
-        if self.m_draw[d] or not self.m_recycle[d]:
-            return
-        pile = sorted(self.m_recycle[d])
-        self.m_recycle[d] = []
-        self.rng.shuffle(pile)
-        self.m_draw[d] = pile
-        self.log("measure-recycle", "EXP-01-06-16", deck=self.decks[d], cards=len(pile))
-
-    def _execute_play(self, effect: Effect, pay: list[int]) -> None:
-        """EXP-01-06-07..15: pay, resolve, count the play, move the card on."""
-        p, k = effect.actor, effect.card
-        spec = self.measures[k]
-        d = self.deck_of[k]
-        self._before_pay(effect, pay, "EXP-01-06-09")  # EXP-01-06-08/09: paid in full, to the Bank
-        self.hands[p].remove(k)
-        self.m_round[p] = self.round  # EXP-01-06-18 / EXP-01-06-02 (v1.3); TakeMeasure does not count (-19)
-        self.log("play-measure", "EXP-01-06-07", player=p, card=spec.key, tile=effect.tile, target=effect.target)
-        # EXP-01-06-10: the effect resolves immediately; its lasting part is an ActiveEffect.
-        active = RESOLVERS[spec.key](self, p, k, effect.tile, effect.target)
-        self.active_effects.append(active)
-        self.log("measure-effect", spec.rule(self.config.exp01_edition), card=spec.key, player=p,
-                 until=active.until, from_round=active.from_round, data=dict(active.data))  # fmt: skip
-        self.m_count[k] += 1  # EXP-01-06-11 / EXP-01-07-01 (v1.3); never reset (EXP-01-06-17)
-        if self.m_count[k] >= MAX_PLAYS:
-            # EXP-01-06-13..15 / EXP-01-07-03/04 (v1.3): after the second play it never returns.
-            self.m_final[d].append(k)
-            self.log("measure-final-discard", "EXP-01-06-13", card=spec.key)
-        else:
-            self.m_recycle[d].append(k)  # EXP-01-06-12 / EXP-01-07-02 (v1.3)
-            self.log("measure-recycled", "EXP-01-06-12", card=spec.key)
-        self._recycle_measures(d)
-        self.pending = None
-        if self.config.exp01 and self.config.exp01_edition == "v1.3" and not self.extra:
-            # EXP-01-00-05 (v1.3), EXP-01-06-05 (v1.3) (b)-(d): exactly one additional Political Action,
-            # not PlayMeasure.
-            self.extra = True
-            self.phase = PH_POLITICAL
-            self.log("additional-action", "EXP-01-06-05 (v1.3)", player=p)
-            return
-        self._end_turn()
+        for ex in self.expansions:
+            ex.execute_riders(self, res)
 
     def _end_turn(self) -> None:
-        self.phase = PH_POLITICAL  # placeholder until the next decision is set
-        self.extra = False
+        """The turn's Political Action has resolved: durations end (EXP-01-07-06), the round may end with its
+        Round Settlement (CORE-01-07-01/02), then the next player's turn (RULINGS R6: seat order)."""
+        for ex in self.expansions:
+            ex.turn_end(self)
         effects.expire(self, effects.END_OF_TURN)
         effects.expire(self, effects.END_OF_PLAYER_TURN, self.active)
         self.turn += 1
         self.turns_in_round += 1
         if self.turns_in_round == self.num_players:  # CORE-01-07-01/02
-            self._round_settlement()
-            self.round += 1
-            self.turns_in_round = 0
+            self.stack.append(AfterSettlement(final=False))
+            self.stack.append(Settlement())
+            return
         self.active = (self.active + 1) % self.num_players  # RULINGS R6: seat order
         self._start_turn()
 
-    def _round_settlement(self) -> None:
-        """CORE-01-07-03: Resort Production for every ResortTile, in ascending cell order (BC-01).
+    def _next_round(self) -> None:
+        self.round += 1
+        self.turns_in_round = 0
+        self.active = (self.active + 1) % self.num_players  # RULINGS R6: seat order
+        self._start_turn()
 
-        EXP-01-04-A-01 (v1.3): a round is the turns followed by this settlement."""
+    def _settlement_start(self) -> None:
+        """CORE-01-07-02: "this round" ends when the Round Settlement begins (EXP-01-04-A-01..03 (v1.3))."""
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
+
+    def _production(self, frame: Settlement) -> bool:
+        """CORE-01-07-03: Resort Production of every ResortTile from ``frame.next`` on, in ascending cell order
+        (docs/rulings.md BC-01). False if a production instance paused for a decision (resumes at the next)."""
+        stack = self.stack
+        depth = len(stack)
+        cells = self.resort_cells
         finite = self.config.bank_stock is not None
         nres = self.num_resorts
-        for cell in self.resort_cells:
+        n = len(cells)
+        modified = bool(self.active_effects or self.modifier_sources)
+        while frame.next < n:
+            cell = cells[frame.next]
+            frame.next += 1
             spec = self.catalogue[self.tile_at[cell]]
-            effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
-            if effects.effect_cost(self, effect) is None:
-                self.log("production-prohibited", "CORE-01-06-17", cell=cell)
-                continue  # CORE-01-06-17: a prohibition makes the output 0
-            # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
             # CORE-01-06-09/10: only here, at Round Settlement, from the printed value.
-            # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
-            # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
-            amount = effects.effect_output(self, effect, spec.value, log=True)
+            amount = spec.value
+            if modified:
+                effect = Effect("production", -1, cell)  # CORE-01-06-00-05 (c)
+                if effects.effect_cost(self, effect) is None:
+                    self.log("production-prohibited", "CORE-01-06-17", cell=cell)
+                    continue  # CORE-01-06-17: a prohibition makes the output 0
+                # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
+                # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
+                # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
+                amount = effects.effect_output(self, effect, amount, log=True)
             leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
             if not leaders or amount <= 0:
                 continue  # CORE-01-06-13
@@ -1362,15 +1124,25 @@ class Game:
             self.noise[r] += rest
             self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
                      resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+            if len(stack) != depth:
+                return False
+        return True
+
+    def _settlement_end(self) -> None:
         effects.expire(self, effects.END_OF_SETTLEMENT)
         effects.reset_round_flags(self)  # EXP-02-07-04 / EXP-03-07-03: usedThisRound resets
 
     def _end_game(self) -> None:
         """RULINGS R8: a final settlement if the round had begun, then the game ends."""
         if self.turns_in_round >= 1:  # docs/rulings.md BC-07
-            self._round_settlement()  # final Round Settlement (CORE-01-09-02)
-        self.phase = PH_OVER
-        self.pending = None
+            # the final Round Settlement (CORE-01-09-02)
+            self.stack.append(AfterSettlement(final=True))
+            self.stack.append(Settlement())
+            return
+        self._game_over()
+
+    def _game_over(self) -> None:
+        self.over = True
         self._winners = None
         self.log("game-over", "CORE-01-09-03", winners=self.winners(), influence=list(self.on_board))
 

@@ -3,6 +3,10 @@
 Each Board cell shows the tile's two-letter code (``D3`` = DOM-W3, ``SC`` Start Committee, ``Co``
 Committee, ``Gr`` Grassroots, ``Lo`` Lobbyist, ``Ho`` Hotspot, ``h*`` a resolved Hotspot) followed
 by the controller's seat digit (``-`` nobody); ``..`` marks a legal placement cell for the drawn tile.
+
+A hex table is drawn as hexes: every row starts half a cell (two characters) right of the row above, so a
+cell sits between its two neighbours of the row above and its two of the row below (axial directions of
+``topology.py``); the x labels of the header fit the top row. ``balance-control legend`` explains all codes.
 """
 
 from __future__ import annotations
@@ -31,9 +35,14 @@ def render_text(g: Game) -> str:
     )
     if g.drawn >= 0:
         lines.append(f"drawn tile: {g.catalogue[g.drawn].name}")
+    hexes = topo.name == "hex"
+    if hexes:
+        lines.append("hex table: each row is drawn half a cell right of the row above; x labels fit the top row")
     lines.append("     " + "".join(f"{x:>4}" for x in range(x0, x1 + 1)))
     for y in range(y0, y1 + 1):
-        row = [f"{y:>4} "]
+        # Hex: cell (x, y) is drawn at 4x + 2y characters, which puts (x+1, y-1) and (x, y-1) above it to the
+        # right and left, and (x-1, y+1) and (x, y+1) below it, as the axial directions say.
+        row = [f"{y:>4} " + (" " * (2 * (y - y0)) if hexes else "")]
         for x in range(x0, x1 + 1):
             c = y * size + x
             spec = g.tile_spec(c)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import RulesConfig
-from .errors import IllegalActionError, StateError
+from .errors import BalanceControlError, IllegalActionError, StateError
 from .game import Game
 
 FORMAT = "balance-control-replay"
@@ -39,19 +39,54 @@ def record(game: Game, seed: int, actions: list[int]) -> dict[str, Any]:
 
 
 def replay(config: RulesConfig | str, seed: int, actions: list[int | str]) -> Game:
-    """Reproduce a game exactly from its config, seed and actions."""
+    """Reproduce a game exactly from its config, seed and actions (action strings or integers, not bools)."""
     game = Game.new(config, seed)
     for i, action in enumerate(actions):
+        if isinstance(action, bool) or not isinstance(action, int | str):
+            raise IllegalActionError(
+                f"replay action #{i} ({action!r}): an action is a string or an integer, not {type(action).__name__}"
+            )
         try:
             game.apply(game.string_to_action(action) if isinstance(action, str) else action)
-        except IllegalActionError as exc:
+        except (IllegalActionError, ValueError) as exc:  # ValueError: a parser message of the older kind
             raise IllegalActionError(f"replay action #{i} ({action!r}): {exc}") from None
     return game
 
 
+def read_json_file(path: str | Path, what: str = "file") -> Any:
+    """The JSON document in ``path``; a file that is not UTF-8, not JSON or nested too deeply raises
+    ``StateError`` naming the file and the problem (``OSError`` for a file that cannot be read)."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{what} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StateError(f"{what} {path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise StateError(f"{what} {path}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
+        raise StateError(f"{what} {path}: not a readable JSON document: {exc}") from None
+
+
 def load_replay(source: str | Path | dict[str, Any]) -> Game:
-    """Replay a document (or a file holding one); checks the recorded result when present."""
-    doc = json.loads(Path(source).read_text(encoding="utf-8")) if not isinstance(source, dict) else source
+    """Replay a document (or a file holding one); checks the recorded result when present.
+
+    Every problem with the document raises a ``BalanceControlError`` naming it: ``StateError`` for the file and
+    the document's fields, ``ConfigError`` for its rules configuration, ``IllegalActionError`` for its actions.
+    """
+    if isinstance(source, dict):
+        return _load_document(source)
+    doc = read_json_file(source, "replay")
+    try:
+        return _load_document(doc)
+    except BalanceControlError as exc:  # name the file too
+        raise type(exc)(f"replay {source}: {exc}") from None
+
+
+def _load_document(doc: Any) -> Game:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise StateError(f"not a replay: 'format' must be {FORMAT!r}")
     if doc.get("version") != VERSION:
@@ -64,9 +99,15 @@ def load_replay(source: str | Path | dict[str, Any]) -> Game:
     seed = doc["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise StateError(f"replay.seed must be an integer, got {seed!r}")
+    if not isinstance(doc["config"], dict):
+        raise StateError(f"replay.config must be an object (a rules configuration), got {type(doc['config']).__name__}")
     result = doc.get("result")
     if result is not None and not isinstance(result, dict):
         raise StateError(f"replay.result must be an object with winners and returns, got {result!r}")
+    if result is not None:
+        for key in ("winners", "returns"):
+            if key in result and not isinstance(result[key], list):
+                raise StateError(f"replay.result.{key} must be a list, got {type(result[key]).__name__}")
     game = replay(RulesConfig.from_dict(doc["config"]), seed, doc["actions"])
     if result is not None:
         got = {"winners": game.winners(), "returns": game.returns()}

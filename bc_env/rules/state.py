@@ -12,10 +12,13 @@ from typing import Any
 from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
+from .decisions import PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
+from .expansions.exp01 import exchange_options, supplement_options
+from .expansions.measure_system import Target, play_targets
 from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, OPEN_MEASURES, PLAYER_TARGETS
-from .game import PH_EXCHANGE, PH_GAIN, PH_MOVE_TO, PH_OVER, PH_PAY, PH_PLACE_TILE, PH_TARGET, PHASE_NAMES, Game
+from .game import PHASE_NAMES, Game
 from .rng import Rng
 
 SCHEMA = "balance-control-state"
@@ -47,34 +50,7 @@ def game_to_dict(g: Game) -> dict[str, Any]:
                 "start_committee_used": g.start_used[p],
             }
         )
-    pending: dict[str, Any] | None = None
-    if g.pending is not None:
-        pend = g.pending
-        kind = pend["kind"]
-        if kind == "move" and g.phase == PH_MOVE_TO:
-            pending = {"kind": "move", "from": topo.label(pend["from"])}
-        elif kind in ("formalize", "convert"):
-            pending = {
-                "kind": pend["kind"],
-                "tile": topo.label(pend["tile"]),
-                "paid": [resorts[r] for r in pend["paid"]],
-            }
-            if g.phase == PH_EXCHANGE:
-                pending["gain"] = resorts[pend["gain"]]
-            elif "supplements" in pend:  # Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30)
-                pending["gain"] = resorts[pend["gain"]]
-                pending["exchange"] = resorts[pend["exchange"]]
-        else:  # an expansion's pipeline: Place / Move with a cost, TakeMeasure, PlayMeasure
-            pending = {"kind": kind}
-            if kind == "move":
-                pending["from"] = topo.label(pend["from"])
-            if "card" in pend:
-                pending["card"] = g.measures[pend["card"]].key
-            if g.phase != PH_TARGET:
-                pending["tile"] = topo.label(pend["tile"]) if pend["tile"] >= 0 else None
-                if kind == "play":
-                    pending["target"] = pend["target"] if pend["target"] >= 0 else None
-                pending["paid"] = [resorts[r] for r in pend["paid"]]
+    pending = _pending_to_json(g, g.decision)
     # CORE-01-00-03/04: Influence lives in supplies and on the Board; Resources in supplies, Bank and Noise.
     out = {
         "schema": SCHEMA,
@@ -86,7 +62,7 @@ def game_to_dict(g: Game) -> dict[str, Any]:
         "turn": g.turn,
         "start_player": g.start_player,
         "active": g.active,
-        "phase": PHASE_NAMES[g.phase],
+        "phase": g.phase_name,
         "drawn_tile": g.drawn if g.drawn >= 0 else None,
         "draw_pile": list(g.draw_pile),
         "discard": list(g.discard),
@@ -117,6 +93,39 @@ def game_to_dict(g: Game) -> dict[str, Any]:
             "additional_action": g.extra,
         }
     return out
+
+
+def _pending_to_json(g: Game, top: Frame | None) -> dict[str, Any] | None:
+    """The pending decision's effect record in the state's ``pending`` object (null where the decision has none:
+    ``place_tile``, ``political``, game over)."""
+    topo, resorts = g.topo, g.config.resorts
+    if isinstance(top, MoveTo):
+        return {"kind": "move", "from": topo.label(top.src)}
+    if isinstance(top, Target):
+        return {"kind": "play", "card": g.measures[top.card].key}
+    if not isinstance(top, Resolution):
+        return None
+    kind = top.effect
+    pending: dict[str, Any]
+    if kind in ("formalize", "convert"):
+        pending = {"kind": kind, "tile": topo.label(top.tile), "paid": [resorts[r] for r in top.paid]}
+        if top.kind == "exchange":
+            pending["gain"] = resorts[top.gain]
+        elif top.supplements is not None:  # Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30)
+            pending["gain"] = resorts[top.gain]
+            pending["exchange"] = resorts[top.exchange]
+        return pending
+    # an expansion's pipeline: Place / Move with a cost, TakeMeasure, PlayMeasure
+    pending = {"kind": kind}
+    if kind == "move":
+        pending["from"] = topo.label(top.src)
+    if top.card >= 0:
+        pending["card"] = g.measures[top.card].key
+    pending["tile"] = topo.label(top.tile) if top.tile >= 0 else None
+    if kind == "play":
+        pending["target"] = top.target if top.target >= 0 else None
+    pending["paid"] = [resorts[r] for r in top.paid]
+    return pending
 
 
 # ---------------------------------------------------------------------------- reading
@@ -209,7 +218,6 @@ def game_from_dict(data: Any) -> Game:
     phase = _get(data, "phase", "state")
     if phase not in PHASE_NAMES:
         raise StateError(f"state.phase must be one of {', '.join(PHASE_NAMES)}, got {phase!r}")
-    g.phase = PHASE_NAMES.index(phase)
 
     # Tiles: every tile in exactly one zone (CORE-01-00-01, -05, -06).
     n_tiles = len(cat)
@@ -227,7 +235,7 @@ def game_from_dict(data: Any) -> Game:
     g.discard = [claim(t, "state.discard") for t in _list(data, "discard", "state")]
     drawn = _get(data, "drawn_tile", "state")
     g.drawn = -1 if drawn is None else claim(drawn, "state.drawn_tile")
-    if (g.drawn >= 0) != (g.phase == PH_PLACE_TILE):
+    if (g.drawn >= 0) != (phase == "place_tile"):
         raise StateError("state.drawn_tile must be set exactly when the phase is 'place_tile'")
 
     for i, entry in enumerate(_list(data, "board", "state")):
@@ -298,7 +306,7 @@ def game_from_dict(data: Any) -> Game:
             raise StateError(f"state.active_effects[{i}].owner must be a player 0..{np_ - 1}")
 
     if g.measures:
-        _read_measures(g, _get(data, "measures", "state"))
+        _read_measures(g, _get(data, "measures", "state"), phase)
     elif "measures" in data:
         raise StateError("state.measures exists only when an expansion is active")
 
@@ -307,15 +315,16 @@ def game_from_dict(data: Any) -> Game:
         raise StateError("state.events must be a list of objects")
     g.events = [dict(e) for e in events]
 
-    _read_pending(g, data.get("pending"))
-    if g.phase == PH_OVER:
+    _read_pending(g, phase, data.get("pending"))
+    if phase == "over":
+        g.over = True
         g._winners = None
     elif not g._compute_legal():
         raise StateError("the state has no legal action although the game is not over")
     return g
 
 
-def _read_measures(g: Game, m: Any) -> None:
+def _read_measures(g: Game, m: Any, phase: str) -> None:
     """The Measure zones: every card in exactly one zone, hand limit, counters (EXP-01-06-02..19)."""
     where = "state.measures"
     keys = {spec.key: k for k, spec in enumerate(g.measures)}
@@ -385,26 +394,30 @@ def _read_measures(g: Game, m: Any) -> None:
     if g.extra:
         if not (g.config.exp01 and g.config.exp01_edition == "v1.3"):
             raise StateError(f"{where}.additional_action exists only in EXP-01 edition v1.3 (EXP-01-06-05)")
-        if g.phase in (PH_PLACE_TILE, PH_OVER) or g.m_round[g.active] != g.round:
+        if phase in ("place_tile", "over") or g.m_round[g.active] != g.round:
             raise StateError(f"{where}.additional_action must follow a PlayMeasure of the active player this turn")
 
 
-def _read_pending(g: Game, pend: Any) -> None:
+def _read_pending(g: Game, phase: str, pend: Any) -> None:
+    """Rebuild the decision stack from ``phase`` and the pending effect record (validated)."""
     topo, resorts = g.topo, g.config.resorts
-    needs = g.phase in (PH_MOVE_TO, PH_PAY, PH_GAIN, PH_TARGET, PH_EXCHANGE)
+    needs = phase in ("move_to", "pay", "gain", "target", "exchange")
     if (pend is not None) != needs:
-        raise StateError(f"state.pending must be {'an object' if needs else 'null'} in phase {PHASE_NAMES[g.phase]!r}")
+        raise StateError(f"state.pending must be {'an object' if needs else 'null'} in phase {phase!r}")
     if pend is None:
-        g.pending = None
+        if phase == "place_tile":
+            g.stack = [PLACE_TILE[g.active]]
+        elif phase == "political":
+            g.stack = [POLITICAL[g.active]]
         return
     kind = _get(pend, "kind", "state.pending")
-    if g.phase == PH_MOVE_TO:
+    if phase == "move_to":
         if kind != "move":
             raise StateError(f"state.pending.kind must be 'move' in phase 'move_to', got {kind!r}")
         src = _cell(topo, _get(pend, "from", "state.pending"), "state.pending.from")
         if g.infl[src * g.num_players + g.active] <= 0:
             raise StateError("state.pending.from must hold an Influence of the active player")
-        g.pending = {"kind": "move", "from": src}
+        g.stack = [MoveTo(g.active, src)]
         return
     kinds = ("formalize", "convert") + (("place", "move", "take", "play") if g.measures else ())
     if kind not in kinds:
@@ -420,17 +433,17 @@ def _read_pending(g: Game, pend: Any) -> None:
             raise StateError("state.pending.card must be an open Measure the active player may take (EXP-01-06-02/03)")
         if kind == "play" and card not in g.hands[p]:
             raise StateError("state.pending.card must be a Measure in the active player's hand (EXP-01-06-07)")
-    if g.phase == PH_TARGET:
+    if phase == "target":
         if kind != "play" or g.measures[card].target == NO_TARGET:
             raise StateError("state.pending must be a PlayMeasure of a targeting Measure in phase 'target'")
-        targets = g._play_targets(card, p)
+        targets = play_targets(g, card, p)
         if len(targets) < 2:
             raise StateError("state.pending leaves no choice of target")
-        g.pending = {"kind": "play", "card": card, "tile": -1, "target": -1, "targets": targets}
+        g.stack = [Target(p, card, targets)]
         return
-    if g.phase == PH_EXCHANGE and kind != "convert":
+    if phase == "exchange" and kind != "convert":
         raise StateError("state.pending.kind must be 'convert' in phase 'exchange'")
-    if g.phase == PH_GAIN and kind != "convert":
+    if phase == "gain" and kind != "convert":
         raise StateError("state.pending.kind must be 'convert' in phase 'gain'")
     raw_tile = _get(pend, "tile", "state.pending")
     cell = -1 if raw_tile is None and kind in ("take", "play") else _cell(topo, raw_tile, "state.pending.tile")
@@ -464,17 +477,15 @@ def _read_pending(g: Game, pend: Any) -> None:
         if spec.target == NO_TARGET:
             if cell != -1 or target != -1:
                 raise StateError(f"state.pending: {spec.key} has no target")
-        elif (cell != -1) == wanted_players or action not in g._play_targets(card, p):
+        elif (cell != -1) == wanted_players or action not in play_targets(g, card, p):
             raise StateError(f"state.pending: not a legal target of {spec.key}")
-    options = g.payment_choices(g.effect_for(kind, cell, p, card, target))
-    g.pending = {"kind": kind, "tile": cell, "paid": paid, "options": options}
-    if kind == "move":
-        g.pending["from"] = src
-    elif card >= 0:
-        g.pending["card"] = card
-        g.pending["target"] = target
-    supplement = g.phase == PH_PAY and kind == "convert" and isinstance(pend, dict) and "exchange" in pend
-    if g.phase == PH_PAY and not supplement:
+    res = Resolution(p, kind, cell, src, card, target)
+    res.paid = paid
+    res.options = options = g.payment_choices(g.effect_for(kind, cell, p, card, target))
+    res.kind = phase
+    g.stack = [res]
+    supplement = phase == "pay" and kind == "convert" and isinstance(pend, dict) and "exchange" in pend
+    if phase == "pay" and not supplement:
         if len(effects.next_choices(options, paid)) < 2:
             # BC-05: a pay decision is open only where the remaining payments differ in their next Resource.
             raise StateError("state.pending.paid does not leave a choice of the next Resource open (BC-05)")
@@ -482,20 +493,20 @@ def _read_pending(g: Game, pend: Any) -> None:
         if tuple(paid) not in options:
             raise StateError("state.pending.paid is not a complete payment of the pending effect")
         gains = g._gain_options(g.effect_for(kind, cell, p), tuple(paid))
-        if g.phase == PH_GAIN and len(gains) < 2:
+        if phase == "gain" and len(gains) < 2:
             raise StateError("state.pending leaves no choice of resort to gain")
-        g.pending["gains"] = gains
-        if g.phase == PH_EXCHANGE or supplement:
+        res.gains = gains
+        if phase == "exchange" or supplement:
             gain = _get(pend, "gain", "state.pending")
             if gain not in resorts or resorts.index(gain) not in gains:
                 raise StateError(f"state.pending.gain must be a resort the conversion may gain, got {gain!r}")
-            g.pending["gain"] = resorts.index(gain)
+            res.gain = resorts.index(gain)
             effect = g.effect_for(kind, cell, p)
-            exchanges, supplemented = g._exchange_options(effect, tuple(paid), g.pending["gain"])
+            exchanges, supplemented = exchange_options(g, effect, tuple(paid), res.gain)
             if not exchanges:
                 raise StateError("state.pending offers no Investment Program exchange (EXP-01-05-03)")
-            g.pending["exchanges"] = exchanges
-            g.pending["supplemented"] = supplemented
+            res.exchanges = exchanges
+            res.supplemented = supplemented
             if supplement:
                 # EXP-01-06-M10-04, docs/rulings.md BC-30: the exchange chosen needs the additional Resource.
                 exchange = _get(pend, "exchange", "state.pending")
@@ -504,8 +515,8 @@ def _read_pending(g: Game, pend: Any) -> None:
                         "state.pending.exchange must be an Investment Program exchange that needs Supplemental "
                         f"Budget's additional Resource (EXP-01-06-M10-04), got {exchange!r}"
                     )
-                supplements = g._supplement_options(effect, tuple(paid), g.pending["gain"])
+                supplements = supplement_options(g, effect, tuple(paid), res.gain)
                 if len(supplements) < 2:
                     raise StateError("state.pending leaves no choice of the additional Resource (BC-05, BC-30)")
-                g.pending["exchange"] = resorts.index(exchange)
-                g.pending["supplements"] = supplements
+                res.exchange = resorts.index(exchange)
+                res.supplements = supplements

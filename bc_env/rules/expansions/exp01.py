@@ -15,13 +15,17 @@ adds a resort, and every Measure effect below is an explicit handler. Measures n
 prohibition: prohibitions are checked before any cost or substitution (effects.cost_variants). The one
 explicit exception is standalone Supplemental Budget (EXP-01-06-M10-05, docs/rulings.md BC-30): for 1 additional
 Resource it lets its owner's ConvertResources make the Investment Program exchange that Collective Bargaining
-forbids (Game._exchange_options).
+forbids (exchange_options below).
 """
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import TYPE_CHECKING
 
+from .. import effects
+from ..actions import RESORT, Block
+from ..components import INVESTMENT_PROGRAM, LABOR_MARKET
 from ..effects import (
     ALL_MASK,
     ANY,
@@ -43,6 +47,7 @@ from ..effects import (
     Modifier,
     Payment,
 )
+from .base import Expansion
 from .measures import (
     DECKS,
     NO_TARGET,
@@ -56,6 +61,7 @@ from .measures import (
 )
 
 if TYPE_CHECKING:
+    from ..decisions import Resolution
     from ..game import Game
     from .measures import Resolver
 
@@ -132,7 +138,7 @@ def _v13(game: Game) -> bool:
 class _Measure(Modifier):
     """Common to the EXP-01 Measure handlers: costs they add are imposed by a Measure (EXP-01-08-M10-05)."""
 
-    measure = True
+    source = "measure"
 
     def rule(self, game: Game, active: ActiveEffect) -> str:
         return BY_KEY[active.id].rule(game.config.exp01_edition)
@@ -208,6 +214,10 @@ class BudgetDeficit(_Measure):
         if effect.actor == active.get("target"):
             return ((1, ANY, ALL_MASK),)
         return ()
+
+    def pay_rule(self, game: Game, active: ActiveEffect) -> str:
+        # Only the extra cost is paid by a free action (Place, Move, TakeMeasure).
+        return "EXP-01-08-M06-05" if _v13(game) else "EXP-01-06-M06-05"
 
 
 class DebtBrake(_Measure):
@@ -386,3 +396,156 @@ RESOLVERS.update(
     }
 )
 DECKS[DECK] = MEASURES
+
+
+# ---------------------------------------------------------------------------- the expansion (base.Expansion)
+
+
+def exchange_options(game: Game, effect: Effect, pay: Payment, gain: int) -> tuple[list[int], list[int]]:
+    """EXP-01-05-02..07 / EXP-01-05-01..04 (v1.3), docs/rulings.md BC-31: the Investment Program exchange
+    (2 ECO to the Bank, 1 Resource of a different resort from it) after this ConvertResources.
+
+    Returns the resorts offered and, among them, those offered only with Supplemental Budget's additional
+    Resource (docs/rulings.md BC-30): an exchange an effect forbids (Collective Bargaining, BC-24) leaves the
+    ConvertResources partially resolved, which Supplemental Budget resolves fully (EXP-01-06-M10-05)."""
+    g = game
+    p = effect.actor
+    if not any(g.controller(c) == p for c in g.invest_cells):  # EXP-01-05-06, RULINGS R15
+        return [], []
+    eco, nr = g.eco, g.num_resorts
+    amount = g.grassroots_text(effect.tile).gain
+    if g.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0) < 2:
+        return [], []
+    finite = g.config.bank_stock is not None
+    full: bool | None = None  # whether Supplemental Budget can resolve the action fully (computed once)
+    out: list[int] = []
+    supplemented: list[int] = []
+    for r in range(nr):
+        if r == eco:
+            continue  # "a different resort"
+        if finite and g.bank[r] + pay.count(r) - (amount if gain == r else 0) < 1:
+            continue  # docs/rulings.md BC-03 applies to the exchange too
+        if effects.conversion_forbidden(g, effect, (eco, eco), r):
+            # EXP-01-06-M03-03 / EXP-01-08-M03-04, docs/rulings.md BC-24 -- unless Supplemental Budget
+            # resolves the ConvertResources fully for 1 additional Resource (EXP-01-06-M10-04/05, BC-30).
+            if full is None:
+                full = effects.full_resolution(g, effect) is not None and bool(supplement_options(g, effect, pay, gain))
+            if not full:
+                continue
+            supplemented.append(r)
+        out.append(r)
+    return out, supplemented
+
+
+def supplement_options(game: Game, effect: Effect, pay: Payment, gain: int) -> list[int]:
+    """The resorts that may pay Supplemental Budget's additional Resource for an Investment Program exchange
+    after this ConvertResources (EXP-01-06-M10-03/04, docs/rulings.md BC-30): it is paid after the cost, from
+    the supply as the payment left it (neither the gain nor the exchange can pay it), and the 2 ECO of the
+    exchange must remain."""
+    g = game
+    p, nr, eco = effect.actor, g.num_resorts, g.eco
+    amount = g.grassroots_text(effect.tile).gain
+    eco_after = g.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0)
+    return [r for r in range(nr) if g.res[p * nr + r] - pay.count(r) >= 1 and (r != eco or eco_after - 1 >= 2)]
+
+
+def _labor_market_v13(game: Game, cell: int, p: int) -> None:
+    """v1.3 Labor Market: its majority leader gains 1 new Influence (EXP-01-02-C-03..07, docs/rulings.md BC-32)."""
+    g = game
+    if g.supply[p] + g.on_board[p] >= g.cap:  # RULINGS R12: creates nothing at the cap
+        g.log("labor-market-capped", "RULINGS-R12", cell=cell, player=p)
+        return
+    g.supply[p] += 1  # EXP-01-02-C-04/07: gain 1 Influence (a new one, into the supply)
+    g.created[p] += 1
+    g.log("labor-market", "EXP-01-02-C-04", cell=cell, player=p)
+
+
+class Exp01(Expansion):
+    """EXP-01 on the expansion interface: the Investment Program (EXP-01-05), its exchange as a post-payment
+    decision of ConvertResources with standalone Supplemental Budget's additional Resource (BC-30, BC-31), and
+    the v1.3 Labor Market. Standalone Labor Market resolves exactly as a core Hotspot (EXP-01-02-11/12;
+    EXP-01-06-04 (Restrictions): ECO does not alter Hotspot resolution)."""
+
+    name = DECK
+    #: EXP-01-05-03/04: the Investment Program exchange into a resort (its "no" is the shared ``decline``).
+    action_blocks = (Block("exchange", RESORT),)
+
+    def __init__(self, edition: str) -> None:
+        self.hotspot_resolvers = {LABOR_MARKET: _labor_market_v13} if edition == "v1.3" else {}
+
+    def tile_placed(self, game: Game, cell: int) -> None:
+        if game.catalogue[game.tile_at[cell]].special == INVESTMENT_PROGRAM:
+            insort(game.invest_cells, cell)  # EXP-01-05-01: a System Tile placed on the Board
+
+    def after_gain(self, game: Game, res: Resolution) -> bool:
+        """A post-payment choice of ConvertResources: the optional Investment Program exchange."""
+        if not game.invest_cells:
+            return False
+        exchanges, supplemented = exchange_options(game, game._effect_of(res), tuple(res.paid), res.gain)
+        if not exchanges:
+            return False
+        # EXP-01-05-04 / EXP-01-05-02 (v1.3): optional, so a decision
+        res.exchanges = exchanges
+        res.supplemented = supplemented
+        res.kind = "exchange"
+        return True
+
+    def resolution_options(self, game: Game, res: Resolution) -> list[int] | None:
+        lay = game.layout
+        if res.kind == "exchange":
+            # EXP-01-05-03/04 / EXP-01-05-01/02 (v1.3): exchange into a resort, or decline (optional).
+            return [lay.exchange + r for r in res.exchanges] + [lay.decline]
+        if res.kind == "pay" and res.supplements is not None:  # EXP-01-06-M10-04, docs/rulings.md BC-30
+            return [lay.pay + r for r in res.supplements]
+        return None
+
+    def resolution_choice(self, game: Game, res: Resolution, action: int) -> bool:
+        lay = game.layout
+        if res.kind == "exchange":
+            exchange = -1 if action == lay.decline else action - lay.exchange
+            res.exchange = exchange
+            if exchange in res.supplemented:
+                # The exchange chosen needs Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30):
+                # pay it, asking only where more than one resort can (as BC-05).
+                options = supplement_options(game, game._effect_of(res), tuple(res.paid), res.gain)
+                if len(options) == 1:
+                    res.supplement = options[0]
+                    game._execute_convert(res)
+                else:
+                    res.supplements = options
+                    res.kind = "pay"
+            else:
+                game._execute_convert(res)
+            return True
+        if res.kind == "pay" and res.supplements is not None:  # EXP-01-06-M10-04: the additional Resource
+            res.supplement = action - lay.pay
+            game._execute_convert(res)
+            return True
+        return False
+
+    def before_gain(self, game: Game, res: Resolution, effect: Effect) -> None:
+        if res.supplement < 0:
+            return
+        # EXP-01-06-M10-03/04: after the cost, 1 additional Resource of any resort to the Bank; -M10-05: the
+        # ConvertResources resolves fully, its exchange despite Collective Bargaining (BC-30, BC-24).
+        budget = effects.full_resolution(game, effect)
+        assert budget is not None and res.exchanges and res.exchange >= 0
+        game._pay(res.owner, [res.supplement], "EXP-01-06-M10-04")
+        handler = MODIFIERS[budget.id]
+        game.log("measure-applied", handler.rule(game, budget), id=budget.id, owner=budget.owner,
+                 kind="convert", player=res.owner, exchange=res.exchange)  # fmt: skip
+
+    def execute_riders(self, game: Game, res: Resolution) -> None:
+        if not res.exchanges:
+            return  # not offered
+        g, p, exchange = game, res.owner, res.exchange
+        if exchange >= 0:
+            # EXP-01-05-03/05 / EXP-01-05-01: 2 ECO to the Bank, 1 Resource of another resort from it.
+            eco, nr = g.eco, g.num_resorts
+            g.res[p * nr + eco] -= 2
+            g.bank[eco] += 2
+            g.res[p * nr + exchange] += 1
+            g.bank[exchange] -= 1
+            g.log("investment-exchange", "EXP-01-05-03", player=p, gain=exchange)
+        else:
+            g.log("investment-declined", "EXP-01-05-04", player=p)

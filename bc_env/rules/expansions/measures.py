@@ -36,8 +36,9 @@ OPEN_MEASURES = 3
 #: A Measure resolves at most twice per game (EXP-01-06-13..15).
 MAX_PLAYS = 2
 
-#: resolve(game, player, card, tile, target) -> the lasting effect the card puts in force (EXP-01-06-10).
-Resolver = Callable[["Game", int, int, int, int], ActiveEffect]
+#: resolve(game, player, card, tile, target) -> the lasting effect the card puts in force (EXP-01-06-10), or None
+#: when nothing lasts. A resolver may also act at once and push decisions onto ``game.stack`` (any player's).
+Resolver = Callable[["Game", int, int, int, int], "ActiveEffect | None"]
 
 
 @dataclass(frozen=True)

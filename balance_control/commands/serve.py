@@ -1,0 +1,42 @@
+"""``balance-control serve``: the bot protocol over stdin/stdout, or the HTTP service with its browser page."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import fail
+
+NAME = "serve"
+HELP = "serve the bots to other programs: JSON lines over stdio, or HTTP with a browser page (needs .[serve])"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--stdio", action="store_true", help="the line-based JSON protocol on stdin/stdout")
+    mode.add_argument("--http", action="store_true", help="the stateless HTTP service and the browser page")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8017, help="HTTP: port (default 8017; 0 picks a free one)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="HTTP: seconds a request may take (default 10)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        raise fail("serve needs the serve extra: pip install -e '.[serve]'") from None
+    if args.stdio:
+        from embedding.stdio import serve
+
+        return serve()
+    try:
+        import uvicorn
+    except ImportError:
+        raise fail("serve --http needs the serve extra: pip install -e '.[serve]'") from None
+    if not 0 <= args.port <= 65535:
+        raise fail(f"--port must be 0..65535, not {args.port}")
+    if not args.timeout > 0:
+        raise fail(f"--timeout must be positive, not {args.timeout}")
+    from embedding.http import create_app
+
+    uvicorn.run(create_app(timeout_s=args.timeout), host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,287 @@
+"""Decisions as objects on a stack (DESIGN "Expansions as plug-ins, decisions as a stack").
+
+``Game.stack`` holds :class:`Frame` objects. The top frame is either a **decision** (``kind`` is its name,
+``owner`` the player who decides, :meth:`Frame.legal` its options, :meth:`Frame.choose` applies one) or a
+**procedure** (``kind`` is ``None``): a resolution in progress that :meth:`Frame.run` advances until it is done
+(it pops itself) or needs a decision (it pushes one and returns). The game's run loop
+(``Game._run``) runs procedures until the top frame is a decision; ``Game.current_player`` is the owner of
+that decision, which may be another player than the active one (RULINGS R23). When the stack is empty, the
+turn is over and the core flow goes on (end of turn, Round Settlement, next turn).
+
+So any resolution loop can pause for a decision by any player and resume after it: a frame keeps its own
+progress (the Hotspots still to resolve, the settlement's next ResortTile, the Resources paid so far) and the
+frames below it wait. Frames are copied by :meth:`Frame.copy` (stateless ones return themselves).
+
+The decisions of the core game (docs/actions.md):
+
+* ``place_tile`` (:class:`PlaceTile`): where the drawn tile goes (CORE-01-04-04..08, RULINGS R3);
+* ``political`` (:class:`Political`): the turn's one Political Action (CORE-01-04-09, RULINGS R7);
+* ``move_to`` (:class:`MoveTo`): the destination of a Move (CORE-01-04-12, RULINGS R10);
+* ``pay`` / ``gain`` (:class:`Resolution`): the next Resource of a payment (RULINGS R18, docs/rulings.md BC-05)
+  and the resort a ConvertResources takes (CORE-01-04-22, RULINGS R16).
+
+Expansions add theirs (``target``: ``expansions/measure_system.py``; ``exchange``: ``expansions/exp01.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+class Frame:
+    """One entry of the decision stack: a decision (``kind`` set) or a procedure (``kind`` None)."""
+
+    __slots__ = ("owner",)
+
+    #: The name of the decision this frame asks for now (``None``: a procedure the run loop advances).
+    kind: str | None = None
+    #: The player who decides (RULINGS R23); -1 for procedures.
+    owner: int
+
+    def legal(self, game: Game) -> list[int]:
+        """The decision's options as sorted actions."""
+        raise NotImplementedError(type(self).__name__)
+
+    def choose(self, game: Game, action: int) -> None:
+        """Apply the legal ``action`` (the game's run loop continues afterwards)."""
+        raise NotImplementedError(type(self).__name__)
+
+    def run(self, game: Game) -> None:
+        """Advance a procedure: pop itself when done, or push a decision and return."""
+        raise NotImplementedError(type(self).__name__)
+
+    def copy(self) -> Frame:
+        """An independent copy for ``Game.clone`` (immutable frames return themselves)."""
+        return self
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        """The public, read-only view of this frame (``Game.decision``)."""
+        return {"kind": self.kind, "owner": self.owner}
+
+
+class PlaceTile(Frame):
+    """Phase 1: place the drawn tile (CORE-01-04-02, -04..08; RULINGS R3)."""
+
+    __slots__ = ()
+    kind = "place_tile"
+
+    def __init__(self, owner: int) -> None:
+        self.owner = owner
+
+    def legal(self, game: Game) -> list[int]:
+        # RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08); the block starts at 0.
+        return game.frontier[:]
+
+    def choose(self, game: Game, action: int) -> None:
+        game._place_drawn_tile(action)  # replaces this decision by the Political Action
+
+
+class Political(Frame):
+    """Phase 2: exactly one Political Action (CORE-01-04-03, -09; RULINGS R7)."""
+
+    __slots__ = ()
+    kind = "political"
+
+    def __init__(self, owner: int) -> None:
+        self.owner = owner
+
+    def legal(self, game: Game) -> list[int]:
+        return game._political_options(self.owner)
+
+    def choose(self, game: Game, action: int) -> None:
+        game.stack.pop()
+        game._political_choice(self.owner, action)
+
+
+#: The stateless turn decisions of each seat (RULINGS R6: at most 6 players), shared by every game: immutable,
+#: so pushing one allocates nothing.
+PLACE_TILE: tuple[PlaceTile, ...] = tuple(PlaceTile(p) for p in range(6))
+POLITICAL: tuple[Political, ...] = tuple(Political(p) for p in range(6))
+
+
+class MoveTo(Frame):
+    """The destination of a Move (CORE-01-04-12, RULINGS R10, docs/rulings.md BC-13)."""
+
+    __slots__ = ("src",)
+    kind = "move_to"
+
+    def __init__(self, owner: int, src: int) -> None:
+        self.owner = owner
+        self.src = src
+
+    def legal(self, game: Game) -> list[int]:
+        return game._move_destinations(self.owner, self.src)
+
+    def choose(self, game: Game, action: int) -> None:
+        game.stack.pop()
+        game._move_choice(self.owner, self.src, action)
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": self.kind, "owner": self.owner, "from": self.src}
+
+
+class HotspotQueue(Frame):
+    """The Hotspots one placement closed, resolved in order (CORE-01-06-02/03, RULINGS R5); resumes after
+    any decision a resolution asks for."""
+
+    __slots__ = ("cells", "next")
+
+    def __init__(self, cells: list[int], next_: int = 0) -> None:
+        self.owner = -1
+        self.cells = cells
+        self.next = next_
+
+    def run(self, game: Game) -> None:
+        stack = game.stack
+        depth = len(stack)
+        while self.next < len(self.cells):
+            cell = self.cells[self.next]
+            self.next += 1
+            game._resolve_hotspot(cell)
+            if len(stack) != depth:  # a resolution pushed a decision: resume after it
+                return
+        stack.pop()
+
+    def copy(self) -> Frame:
+        return HotspotQueue(self.cells, self.next)
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": None, "procedure": "hotspots", "cells": self.cells[self.next :]}
+
+
+class Settlement(Frame):
+    """Round Settlement (CORE-01-07-02/03): start, Resort Production per ResortTile in ascending cell order
+    (docs/rulings.md BC-01), end. Resumes after any decision a step asks for."""
+
+    __slots__ = ("step", "next")
+
+    START, PRODUCTION, END = range(3)
+
+    def __init__(self, step: int = 0, next_: int = 0) -> None:
+        self.owner = -1
+        self.step = step
+        self.next = next_
+
+    def run(self, game: Game) -> None:
+        stack = game.stack
+        depth = len(stack)
+        if self.step == Settlement.START:
+            self.step = Settlement.PRODUCTION
+            game._settlement_start()
+            if len(stack) != depth:
+                return
+        if self.step == Settlement.PRODUCTION:
+            if not game._production(self):  # paused for a decision
+                return
+            self.step = Settlement.END
+        stack.pop()
+        game._settlement_end()
+
+    def copy(self) -> Frame:
+        return Settlement(self.step, self.next)
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": None, "procedure": "settlement", "step": self.step, "next": self.next}
+
+
+class AfterSettlement(Frame):
+    """What follows a Round Settlement: the next round's first turn, or the end of the game (RULINGS R8)."""
+
+    __slots__ = ("final",)
+
+    def __init__(self, final: bool) -> None:
+        self.owner = -1
+        self.final = final
+
+    def run(self, game: Game) -> None:
+        game.stack.pop()
+        if self.final:
+            game._game_over()
+        else:
+            game._next_round()
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": None, "procedure": "after-settlement", "final": self.final}
+
+
+class Resolution(Frame):
+    """One Political Action's effect while it is being decided: the record of its resolution (ContextTile, card,
+    target, payment options, the Resources paid so far, the gain ...) and the decision it waits for (``kind``:
+    ``pay``, ``gain`` or an expansion's, e.g. ``exchange``). Nothing moves until the effect is executed at once
+    (CORE-01-06-00-03, docs/rulings.md BC-05)."""
+
+    __slots__ = (
+        "kind", "effect", "tile", "src", "card", "target", "paid", "options", "gains", "gain",
+        "exchanges", "supplemented", "exchange", "supplements", "supplement",
+    )  # fmt: skip
+
+    def __init__(self, owner: int, effect: str, tile: int, src: int = -1, card: int = -1, target: int = -1) -> None:
+        self.owner = owner
+        self.kind: str | None = None
+        #: The effect kind ("place", "move", "formalize", "convert", "take", "play").
+        self.effect = effect
+        #: ContextTile (-1: null), the source of a Move, the Measure card and targeted player (-1: none).
+        self.tile = tile
+        self.src = src
+        self.card = card
+        self.target = target
+        #: Every complete payment still possible, and the Resources paid so far (ascending resorts).
+        self.paid: list[int] = []
+        self.options: list[tuple[int, ...]] = []
+        #: ConvertResources: the resorts it may gain and the one chosen (-1: not yet).
+        self.gains: list[int] = []
+        self.gain = -1
+        #: Expansion riders of a ConvertResources (EXP-01-05-03: the Investment Program exchange): the resorts
+        #: offered, those needing Supplemental Budget's Resource (BC-30), the one chosen and who may pay it.
+        self.exchanges: list[int] = []
+        self.supplemented: list[int] = []
+        self.exchange = -1
+        self.supplements: list[int] | None = None
+        self.supplement = -1
+
+    def legal(self, game: Game) -> list[int]:
+        return game._resolution_options(self)
+
+    def choose(self, game: Game, action: int) -> None:
+        game._resolution_choice(self, action)
+
+    def copy(self) -> Frame:
+        r = Resolution(self.owner, self.effect, self.tile, self.src, self.card, self.target)
+        r.kind = self.kind
+        r.paid = self.paid[:]
+        r.options = self.options  # never mutated in place
+        r.gains = self.gains
+        r.gain = self.gain
+        r.exchanges = self.exchanges
+        r.supplemented = self.supplemented
+        r.exchange = self.exchange
+        r.supplements = self.supplements
+        r.supplement = self.supplement
+        return r
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "owner": self.owner, "effect": self.effect, "tile": self.tile,
+                               "paid": list(self.paid)}  # fmt: skip
+        if self.effect == "move":
+            out["from"] = self.src
+        if self.card >= 0:
+            out["card"] = self.card
+            out["target"] = self.target
+        if self.gain >= 0:
+            out["gain"] = self.gain
+        if self.kind == "gain":
+            out["gains"] = list(self.gains)
+        if self.kind == "exchange":
+            out["exchanges"] = list(self.exchanges)
+            out["supplemented"] = list(self.supplemented)
+        if self.exchange >= 0:
+            out["exchange"] = self.exchange
+        return out
+
+
+__all__ = ["AfterSettlement", "Frame", "HotspotQueue", "MoveTo", "PLACE_TILE", "POLITICAL", "PlaceTile", "Political"]
+__all__ += ["Resolution"]
+__all__ += ["Settlement"]

@@ -1,0 +1,72 @@
+"""A trained bot run from its ONNX export with onnxruntime: no torch, the same ``act(game)`` as the NumPy bot.
+
+``training.export.export_policy_onnx(name_or_path, out)`` writes ``out.onnx`` (the logits network,
+``obs[1, obs_size] -> logits[1, num_actions]``) and ``out.json`` (the policy's manifest plus an ``onnx`` entry).
+:class:`OnnxPolicy` reads both, encodes the position with the policy's encoder (``bc_env.encoding``), runs the
+graph and masks illegal actions, exactly as ``policies.neural.NeuralPolicy`` does with its NumPy forward pass;
+``tests/test_embedding_onnx.py`` checks that the two choose the same actions. Needs the ``onnx`` extra (only
+onnxruntime and NumPy at run time).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bc_env.rules import Game, RulesConfig
+from policies.neural import FORMAT, VERSION, PolicyFileError
+
+
+class OnnxPolicy:
+    """A trained policy from ``<path>.onnx`` + ``<path>.json``; ``act(game)`` returns the most likely legal action."""
+
+    def __init__(self, path: str | Path, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(path).with_suffix("")
+        model, man = path.with_suffix(".onnx"), path.with_suffix(".json")
+        if not model.is_file() or not man.is_file():
+            raise PolicyFileError(f"an ONNX policy needs both {model} and {man}")
+        try:
+            data = json.loads(man.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise PolicyFileError(f"{man}: not valid JSON: {exc}") from None
+        if data.get("format") != FORMAT or data.get("version") != VERSION or not isinstance(data.get("onnx"), dict):
+            raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest with an 'onnx' entry")
+        from bc_env.encoding import Encoder, encoder_version
+
+        self.name = str(data.get("name", path.name))
+        self.rules = RulesConfig.from_dict(data["rules"])
+        expected = encoder_version(self.rules)
+        if data.get("encoder_version") != expected:
+            raise PolicyFileError(
+                f"{man}: exported with encoder version {data.get('encoder_version')}, this code has {expected}"
+            )
+        self.num_actions = int(data["action_layout"]["num_actions"])
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+        self._encoders: dict[RulesConfig, Any] = {}
+        self._encoder_cls = Encoder
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked action logits of one observation."""
+        out = self.session.run(None, {self.input: obs.astype(np.float32, copy=False).reshape(1, -1)})
+        return np.asarray(out[0][0], dtype=np.float32)
+
+    def act(self, game: Game) -> int:
+        player = game.current_player
+        if player is None:
+            raise ValueError("the game is over: no decision to take")
+        if game.num_actions != self.num_actions:
+            raise PolicyFileError(f"policy {self.name} has {self.num_actions} actions, the game has {game.num_actions}")
+        enc = self._encoders.get(game.config)
+        if enc is None:
+            enc = self._encoders[game.config] = self._encoder_cls(game.config)
+        logits = self.logits(enc.encode(game, player))
+        return int(np.argmax(np.where(game.legal_action_mask(), logits, -np.inf)))

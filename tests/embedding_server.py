@@ -1,0 +1,49 @@
+"""A real HTTP service for the embedding tests: ``balance-control serve --http`` on a free port."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_server() -> Iterator[str]:
+    """The base URL of a service that runs until the block ends."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "balance_control", "serve", "--http", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                with urllib.request.urlopen(url + "/v1/hello", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None:
+                    raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server exited") from None
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("the service did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
