@@ -6,6 +6,8 @@ Commands::
     balance-control watch --config core-4p --bots heuristic,random,random,random
     balance-control match --config core-2p --bots heuristic,random --games 100
     balance-control watch --config core-4p --seed 1 --final-only            # random bots, last position
+    balance-control tournament --bots random,heuristic,expert --config core-4p --games 200 --log t.jsonl
+    balance-control rate t.jsonl | report t.jsonl --out report | sprt --a expert --b heuristic --elo1 30
     balance-control bench | replay FILE | show FILE | train --config FILE
 
 Each command is a module of :mod:`balance_control.commands`.

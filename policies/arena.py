@@ -83,6 +83,11 @@ def play_game(config: RulesConfig | str, policies_by_seat: Sequence[Policy], see
     )
 
 
+def bot_seed(match_seed: int, game: int, slot: int) -> int:
+    """The seed of the bot created for ``slot`` (an entrant here, a seat in a tournament) of game ``game``."""
+    return (match_seed * 1_000_003 + game) * 16 + slot
+
+
 def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
     """95% Wilson score interval for a proportion (``successes`` may be fractional)."""
     if n <= 0:
@@ -264,7 +269,7 @@ def play_match(
         by_seat: list[Policy] = [None] * n  # type: ignore[list-item]
         for e, entrant in enumerate(policies):
             if isinstance(entrant, str):
-                entrant = load(entrant, seed=(seed * 1_000_003 + i) * 16 + e, config=cfg)
+                entrant = load(entrant, seed=bot_seed(seed, i, e), config=cfg)
             by_seat[seat_of[e]] = entrant
         result = play_game(cfg, by_seat, seed + i)
         results.append(result)
@@ -287,4 +292,13 @@ def play_match(
     return MatchResult(cfg.name, games, seed, rotate_seats, stats, results)
 
 
-__all__ = ["EntrantStats", "GameResult", "MatchResult", "format_wins", "play_game", "play_match", "wilson_interval"]
+__all__ = [
+    "EntrantStats",
+    "GameResult",
+    "MatchResult",
+    "bot_seed",
+    "format_wins",
+    "play_game",
+    "play_match",
+    "wilson_interval",
+]

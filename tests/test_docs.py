@@ -71,7 +71,9 @@ def action_examples() -> list[str]:
 # ---------------------------------------------------------------------------- runnable examples
 
 
-@pytest.mark.parametrize("name", ["README.md", "docs/actions.md", "docs/state-schema.md", "docs/replays.md"])
+@pytest.mark.parametrize(
+    "name", ["README.md", "docs/actions.md", "docs/state-schema.md", "docs/replays.md", "docs/benchmarking.md"]
+)
 def test_python_examples_run(name, capsys):
     blocks = fenced(read(name), "python")
     assert blocks, f"{name} has no ```python example"

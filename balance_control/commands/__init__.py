@@ -9,8 +9,22 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bench, legend, match, play, replay, serve, show, train, watch
+from . import bench, legend, match, play, rate, replay, report, serve, show, sprt, tournament, train, watch
 
-COMMANDS: tuple[ModuleType, ...] = (play, watch, match, bench, replay, show, legend, train, serve)
+COMMANDS: tuple[ModuleType, ...] = (
+    play,
+    watch,
+    match,
+    tournament,
+    rate,
+    sprt,
+    report,
+    bench,
+    replay,
+    show,
+    legend,
+    train,
+    serve,
+)
 
 __all__ = ["COMMANDS"]

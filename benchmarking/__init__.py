@@ -1,0 +1,7 @@
+"""Benchmarking bots: tournaments with resumable JSON-lines logs (:mod:`.tournament`), OpenSkill ratings and
+pairwise scores (:mod:`.ratings`), a sequential test (:mod:`.sprt`), a balance report for the game's designer
+(:mod:`.report`) and scale-out on Ray (:mod:`.ray_runner`). See ``docs/benchmarking.md``."""
+
+from .errors import TournamentError, TournamentLogError
+
+__all__ = ["TournamentError", "TournamentLogError"]
