@@ -79,7 +79,8 @@ def _run_rllib(cfg: TrainConfig, args: argparse.Namespace) -> int:
     try:
         from .rllib.trainer import RunDirError, train  # ray is imported only here
     except ImportError as exc:
-        print(f"{_prefix(args)}error: backend 'rllib' needs Ray RLlib: pip install -e '.[rllib]' ({exc})", file=sys.stderr)
+        hint = f"backend 'rllib' needs Ray RLlib: pip install -e '.[rllib]' ({exc})"
+        print(f"{_prefix(args)}error: {hint}", file=sys.stderr)
         return 2
     try:
         train(cfg, resume=args.resume, progress=False if args.no_progress else None)
