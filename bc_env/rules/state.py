@@ -255,6 +255,8 @@ def game_from_dict(data: Any) -> Game:
         raise StateError(f"state.config: {exc}") from None
     topo, resorts, cat = g.topo, config.resorts, g.catalogue
     np_, nr = g.num_players, g.num_resorts
+    if "measures" in data and not g.measures:
+        raise StateError("state.measures exists only when an expansion is active")
     _keys(data, "state", TOP_KEYS, frozenset(("measures",)) if g.measures else frozenset())
 
     rng_text = _get(data, "rng", "state")
