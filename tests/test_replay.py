@@ -74,7 +74,7 @@ def test_replay_of_an_unfinished_game_gives_the_position_after_the_last_action()
 
 def test_record_writes_the_documented_fields(finished, doc):
     game, actions = finished
-    assert sorted(doc) == ["actions", "config", "format", "result", "seed", "version"]
+    assert sorted(doc) == ["actions", "config", "digest", "format", "result", "seed", "version"]
     assert doc["format"] == "balance-control-replay" and doc["version"] == 1 and doc["seed"] == 5
     assert doc["config"] == game.config.to_dict()
     assert doc["actions"] == [game.action_to_string(a) for a in actions]
@@ -239,3 +239,19 @@ def test_cli_replay_refuses_a_tampered_file(tmp_path, doc, capsys):
     err = capsys.readouterr().err
     assert err.startswith("balance-control: error: ") and err.count("\n") == 1
     assert "replay result mismatch" in err and str(path) in err
+
+
+def test_an_edited_action_list_does_not_load_as_another_game(finished, doc):
+    """The digest of the final position (docs/replays.md) catches an edit that keeps every action legal and the
+    result unchanged (hardening issue: no silently different game)."""
+    game, actions = finished
+    edited = json.loads(json.dumps(doc))
+    edited["actions"] = edited["actions"][:-2]  # an unfinished game: no result to compare, a different position
+    del edited["result"]
+    with pytest.raises(StateError, match="replay digest mismatch"):
+        load_replay(edited)
+    edited["digest"] = 5
+    with pytest.raises(StateError, match="replay.digest must be a string"):
+        load_replay(edited)
+    del edited["digest"]  # files written before the digest still load
+    assert load_replay(edited).turn < game.turn

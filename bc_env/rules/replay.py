@@ -4,7 +4,8 @@ File format (JSON, ``docs/replays.md``)::
 
     {"format": "balance-control-replay", "version": 1,
      "config": {...RulesConfig...}, "seed": 7, "actions": ["place-tile 7,6", "place 7,6", ...],
-     "result": {"winners": [1], "returns": [-1.0, 1.0]}}          # optional, checked when present
+     "result": {"winners": [1], "returns": [-1.0, 1.0]},          # optional, checked when present
+     "digest": "3f2a..."}                                         # optional, checked when present
 
 Actions are stored as strings (readable, and stable across layouts of equal meaning); integers are
 accepted too.
@@ -12,6 +13,7 @@ accepted too.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,17 @@ def record(game: Game, seed: int, actions: list[int]) -> dict[str, Any]:
     }
     if game.is_terminal():
         doc["result"] = {"winners": game.winners(), "returns": game.returns()}
+    doc["digest"] = position_digest(game)
     return doc
+
+
+def position_digest(game: Game) -> str:
+    """The first 16 hex digits of the sha256 of the state without its event log (sorted-key compact JSON): a
+    replay records it so that an edited action list cannot load silently as another game."""
+    state = game.to_dict()
+    state.pop("events")
+    text = json.dumps(state, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def replay(config: RulesConfig | str, seed: int, actions: list[int | str]) -> Game:
@@ -108,7 +120,14 @@ def _load_document(doc: Any) -> Game:
         for key in ("winners", "returns"):
             if key in result and not isinstance(result[key], list):
                 raise StateError(f"replay.result.{key} must be a list, got {type(result[key]).__name__}")
+    digest = doc.get("digest")
+    if digest is not None and not isinstance(digest, str):
+        raise StateError(f"replay.digest must be a string, got {type(digest).__name__}")
     game = replay(RulesConfig.from_dict(doc["config"]), seed, doc["actions"])
+    if digest is not None and digest != position_digest(game):
+        raise StateError(
+            f"replay digest mismatch: the actions lead to position {position_digest(game)}, the file recorded {digest}"
+        )
     if result is not None:
         got = {"winners": game.winners(), "returns": game.returns()}
         for key in ("winners", "returns"):
