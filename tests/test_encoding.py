@@ -4,7 +4,6 @@ features (ECO, Labor Market, Investment Program, Measure market, hands, active e
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 import subprocess
@@ -311,22 +310,11 @@ CORE_DIGESTS = {
 
 
 def _encoding_digest(preset: str, seed: int) -> str:
-    enc = Encoder(preset)
-    game = Game.new(preset, seed)
-    rng = random.Random(seed)
-    h = hashlib.sha256()
-    step = 0
-    while True:
-        observers = range(game.num_players) if step % 5 == 0 or game.is_terminal() else [game.current_player]
-        for o in observers:
-            h.update(enc.encode(game, o).tobytes())
-        if game.is_terminal():
-            break
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-        step += 1
-    h.update(str(enc.size_total).encode())
-    return h.hexdigest()[:16]
+    """One seeded random game's encodings, hashed (tools/make_identity.py: the same walk for every preset)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from make_identity import encoding_digest
+
+    return encoding_digest(preset, seed)
 
 
 @pytest.mark.parametrize("preset", CORE_PRESETS)
