@@ -1,4 +1,4 @@
-"""The tile catalogue as data (CORE-01-02, ADD56-01-01, EXP-01-02).
+"""The tile catalogue as data (CORE-01-02, ADD56-01-01; each expansion adds its own, e.g. EXP-01-02).
 
 Tiles are numbered by their position in :func:`build_catalogue`'s output; tile 0 is always the
 Start Committee. The order is part of the JSON state schema (a tile id indexes this catalogue), so
@@ -7,6 +7,7 @@ it only ever changes together with the schema version.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +58,8 @@ INVESTMENT_PROGRAM = "investment-program"
 CORE_RESORT_COUNTS = ((1, 2), (2, 4), (3, 4), (4, 1), (5, 1))
 # ADD56-01-01-02..10: one more W2, W3, W4 per core resort.
 ADD56_RESORT_COUNTS = ((2, 1), (3, 1), (4, 1))
-# EXP-01-02-05 / EXP-01-02-A-01 (2-4 players): ECO-W1x2, W2x1, W3x1.
-ECO_RESORT_COUNTS = ((1, 2), (2, 1), (3, 1))
-# EXP-01-02-06 / EXP-01-02-A-02 (5-6 players): additionally ECO-W1, W2, W3.
-ECO_ADD56_RESORT_COUNTS = ((1, 1), (2, 1), (3, 1))
+#: add(kind, name, **fields): append a tile to the catalogue being built (Expansion.add_tiles).
+TileAdder = Callable[..., None]
 
 
 def build_catalogue(config: RulesConfig) -> tuple[TileSpec, ...]:
@@ -94,16 +93,9 @@ def build_catalogue(config: RulesConfig) -> tuple[TileSpec, ...]:
     if config.addon56:
         add(HOTSPOT, "Hotspot (DOM)", label="DOM")  # ADD56-01-01-14
         add(HOTSPOT, "Hotspot (FOR)", label="FOR")  # ADD56-01-01-15
-    if config.exp01:
-        # EXP-01-02-01/02, EXP-01-03-01: the expansion's tiles follow the core tiles (core ids unchanged).
-        eco = resorts.index("ECO")
-        eco_counts = ECO_RESORT_COUNTS + (ECO_ADD56_RESORT_COUNTS if config.addon56 else ())
-        for value, n in eco_counts:
-            for _ in range(n):
-                # EXP-01-02-07/08, EXP-01-02-B-01..05: printed value W, produces ECO only.
-                add(RESORT, f"ECO-W{value}", resort=eco, value=value)
-        # EXP-01-02-03, -10..12 / EXP-01-02-C-01..07: the Hotspot "Labor Market".
-        add(HOTSPOT, "Labor Market", special=LABOR_MARKET)
-        # EXP-01-02-04, -13/14 / EXP-01-02-D-01/02, EXP-01-05-01: the System Tile "Investment Program".
-        add(SYSTEM, "Investment Program", special=INVESTMENT_PROGRAM)
+    # The expansions' tiles follow the core tiles in the order of their hooks, so core ids never change.
+    from .expansions import expansions_for  # the expansions import this module
+
+    for expansion in expansions_for(config):
+        expansion.add_tiles(config, add)
     return tuple(specs)

@@ -10,6 +10,7 @@ Hooks, and where the core calls them:
 
 * :meth:`modifiers` -- a modifier source of the effect pipeline besides the durations in force (step 1 of
   ``effects.py``: e.g. objects attached to a tile);
+* :meth:`add_tiles` -- the expansion's tiles, appended to the catalogue after the core tiles;
 * :meth:`setup` -- at the end of Setup (CORE-01-03), before the first draw;
 * :meth:`tile_placed` -- whenever a tile lands on the Board (also when a state is loaded);
 * :attr:`hotspot_resolvers` -- a Hotspot with its own text resolves through its resolver instead of
@@ -29,6 +30,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ..actions import Block
+from ..components import TileAdder
+from ..config import RulesConfig
 
 if TYPE_CHECKING:
     from ..decisions import Resolution
@@ -54,6 +57,10 @@ class Expansion:
         attached to its ContextTile); each record's ``id`` names its handler in ``effects.MODIFIERS``. Only
         expansions that override this are asked (``Game.modifier_sources``)."""
         return ()
+
+    def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
+        """Declare the expansion's tiles: ``add(kind, name, **TileSpec fields)`` appends one to the catalogue
+        after the core tiles (tile ids are part of the state schema, so the order is fixed)."""
 
     def setup(self, game: Game) -> None:
         """Setup additions (e.g. EXP-01-03-02/03: the Measure decks)."""

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING
 
 from .. import effects
 from ..actions import RESORT, Block
-from ..components import INVESTMENT_PROGRAM, LABOR_MARKET
+from ..components import HOTSPOT, INVESTMENT_PROGRAM, LABOR_MARKET, SYSTEM, TileAdder
+from ..components import RESORT as RESORT_TILE
+from ..config import RulesConfig
 from ..effects import (
     ALL_MASK,
     ANY,
@@ -64,6 +66,11 @@ if TYPE_CHECKING:
     from ..decisions import Resolution
     from ..game import Game
     from .measures import Resolver
+
+# EXP-01-02-05 / EXP-01-02-A-01 (2-4 players): ECO-W1x2, W2x1, W3x1.
+ECO_RESORT_COUNTS = ((1, 2), (2, 1), (3, 1))
+# EXP-01-02-06 / EXP-01-02-A-02 (5-6 players): additionally ECO-W1, W2, W3.
+ECO_ADD56_RESORT_COUNTS = ((1, 1), (2, 1), (3, 1))
 
 # Resort indices while EXP-01 is active (config.ALL_RESORTS order: ECO is the fourth resort).
 DOM, FOR, INF, ECO = 0, 1, 2, 3
@@ -480,6 +487,19 @@ class Exp01(Expansion):
 
     def __init__(self, edition: str) -> None:
         self.hotspot_resolvers = {LABOR_MARKET: _labor_market_v13} if edition == "v1.3" else {}
+
+    def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
+        # EXP-01-02-01/02, EXP-01-03-01: the expansion's tiles follow the core tiles (core ids unchanged).
+        eco = config.resorts.index("ECO")
+        counts = ECO_RESORT_COUNTS + (ECO_ADD56_RESORT_COUNTS if config.addon56 else ())
+        for value, n in counts:
+            for _ in range(n):
+                # EXP-01-02-07/08, EXP-01-02-B-01..05: printed value W, produces ECO only.
+                add(RESORT_TILE, f"ECO-W{value}", resort=eco, value=value)
+        # EXP-01-02-03, -10..12 / EXP-01-02-C-01..07: the Hotspot "Labor Market".
+        add(HOTSPOT, "Labor Market", special=LABOR_MARKET)
+        # EXP-01-02-04, -13/14 / EXP-01-02-D-01/02, EXP-01-05-01: the System Tile "Investment Program".
+        add(SYSTEM, "Investment Program", special=INVESTMENT_PROGRAM)
 
     def tile_placed(self, game: Game, cell: int) -> None:
         if game.catalogue[game.tile_at[cell]].special == INVESTMENT_PROGRAM:
