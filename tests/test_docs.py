@@ -305,8 +305,9 @@ def test_state_schema_documents_every_field():
     def documented(header: str) -> set[str]:
         return {code_spans(row[0])[0] for row in table(text, header)}
 
-    # The top-level table lists the core fields and `measures`, which exists only with an expansion.
-    assert documented("| field | type | meaning |") == set(state) | {"measures"}
+    # The top-level table lists the core fields, `measures`, which exists only with an expansion, and `stack`,
+    # which exists only while frames are paused below the pending decision.
+    assert documented("| field | type | meaning |") == set(state) | {"measures", "stack"}
     assert "measures" not in state and "measures" in Game.new("exp01-4p", seed=0).to_dict()
     assert documented("| field | type | default | meaning |") >= set(state["config"]) - {"exp01", "exp02", "exp03"}
     board_fields = {"cell", "tile", "influence", "resolved"}

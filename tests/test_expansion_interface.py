@@ -3,10 +3,11 @@ at every extension point EXP-02 and EXP-03 need. Each test names the rule text i
 
 from __future__ import annotations
 
+import pytest
 from exp01_support import Scenario, act, events, legal_strings
 from toy_expansion import toy_game
 
-from bc_env.rules import Game
+from bc_env.rules import Game, StateError
 
 
 def _formalize_scenario(**resources: int) -> Scenario:
@@ -99,6 +100,13 @@ def test_a_non_active_player_decides_in_the_middle_of_a_hotspot_resolution(monke
         assert game.active == 0 and game.current_player == 1 and game.phase_name == "toy-choice"
         assert [e["type"] for e in game.events[-2:]] == ["place-tile", "toy-hotspot"]
         clone = game.clone()  # the paused resolution is part of the state
+        data = game.to_dict()  # ... and of the JSON state: the frames below the decision, bottom first
+        assert data["phase"] == "toy-choice" and data["pending"] is None
+        assert [f["frame"] for f in data["stack"]] == ["political", "hotspots", "toy-choice"]
+        loaded = Game.from_dict(data)
+        assert loaded.to_dict() == data and loaded.current_player == 1
+        act(loaded, "target-player P2")
+        assert loaded.current_player == 0 and loaded.phase_name == "political" and "stack" not in loaded.to_dict()
         act(game, "target-player P2")
         assert game.resources_of(2)[0] == dom_before + 1
         assert game.current_player == 0 and game.phase_name == "political"  # the turn resumes
@@ -119,3 +127,19 @@ def test_a_measure_that_acts_at_once_leaves_no_lasting_effect(monkeypatch):
         assert game.resources_of(0) == [0, 2, 0, 0] and not game.active_effects
         assert events(game, "toy-card") and not events(game, "measure-effect")
         assert game.m_count[game.layout.cards.index("EXP-01-M03")] == 1  # the lifecycle goes on (EXP-01-06-11)
+
+
+def test_a_malformed_stack_is_refused(monkeypatch):
+    """The JSON state's stack (docs/state-schema.md) is read strictly like the rest of the state."""
+    with toy_game(monkeypatch):
+        base = Scenario("exp01-4p").game().to_dict()
+        for stack, match in [
+            ([], "list of 1..16 frames"),
+            ([{"frame": "nope"}], "frame must be one of"),
+            ([{"frame": "political", "owner": 9}], "owner must be a player"),
+            ([{"frame": "political", "owner": 0, "x": 1}], "non-canonical"),
+            ([{"frame": "hotspots", "cells": ["8,7"], "next": 0}], "resolved Hotspot"),
+        ]:
+            data = dict(base, stack=stack)
+            with pytest.raises(StateError, match=match):
+                Game.from_dict(data)

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bc_env.rules import effects
+from bc_env.rules import StateError, effects
 from bc_env.rules import game as game_module
-from bc_env.rules.decisions import Frame
+from bc_env.rules.decisions import Frame, register_frame
 from bc_env.rules.effects import ALL_MASK, ANY, DISTINCT, PERMANENT, ActiveEffect, Cost, Effect, Modifier
 from bc_env.rules.expansions import expansions_for
 from bc_env.rules.expansions.base import Expansion
@@ -71,12 +71,24 @@ class Discount(Modifier):
         return tuple(out)
 
 
+@register_frame
 class ToyChoice(Frame):
     """A decision of ``owner`` (not the active player) during a Hotspot resolution: name a player (the
-    ``target-player`` block), who gains 1 DOM."""
+    ``target-player`` block), who gains 1 DOM. Written to the JSON state's ``stack`` like a core frame."""
 
     __slots__ = ()
     kind = "toy-choice"
+    name = "toy-choice"
+
+    def to_json(self, game: Any) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner}
+
+    @classmethod
+    def from_json(cls, game: Any, data: dict[str, Any], where: str) -> Frame:
+        owner = data.get("owner")
+        if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < game.num_players:
+            raise StateError(f"{where}.owner must be a player, got {owner!r}")
+        return ToyChoice(owner)
 
     def __init__(self, owner: int) -> None:
         self.owner = owner

@@ -36,6 +36,10 @@ class Frame:
 
     __slots__ = ("owner",)
 
+    #: The frame's name in the JSON state's ``stack`` (state.py); frames that can be written register it
+    #: (:func:`register_frame`).
+    name: str = ""
+
     #: The name of the decision this frame asks for now (``None``: a procedure the run loop advances).
     kind: str | None = None
     #: The player who decides (RULINGS R23); -1 for procedures.
@@ -61,12 +65,58 @@ class Frame:
         """The public, read-only view of this frame (``Game.decision``)."""
         return {"kind": self.kind, "owner": self.owner}
 
+    def to_json(self, game: Game) -> dict[str, Any]:
+        """The frame in the JSON state's ``stack``: ``{"frame": name, ...fields}`` (plain JSON)."""
+        raise NotImplementedError(f"{type(self).__name__} is not written to JSON")
 
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        """Read a frame written by :meth:`to_json`; raise StateError (naming ``where``) on bad data."""
+        raise NotImplementedError(cls.__name__)
+
+
+#: Frames that a JSON state's ``stack`` may hold, by name.
+FRAME_TYPES: dict[str, type[Frame]] = {}
+
+
+def register_frame(cls: type[Frame]) -> type[Frame]:
+    """Class decorator: ``cls`` may appear in a JSON state's ``stack`` under ``cls.name``."""
+    FRAME_TYPES[cls.name] = cls
+    return cls
+
+
+def _seat(game: Game, data: dict[str, Any], key: str, where: str) -> int:
+    from .errors import StateError
+
+    v = data.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < game.num_players:
+        raise StateError(f"{where}.{key} must be a player 0..{game.num_players - 1}, got {v!r}")
+    return v
+
+
+def _index(data: dict[str, Any], key: str, where: str, hi: int) -> int:
+    from .errors import StateError
+
+    v = data.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= hi:
+        raise StateError(f"{where}.{key} must be an integer 0..{hi}, got {v!r}")
+    return v
+
+
+@register_frame
 class PlaceTile(Frame):
     """Phase 1: place the drawn tile (CORE-01-04-02, -04..08; RULINGS R3)."""
 
     __slots__ = ()
     kind = "place_tile"
+    name = "place_tile"
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        return PLACE_TILE[_seat(game, data, "owner", where)]
 
     def __init__(self, owner: int) -> None:
         self.owner = owner
@@ -79,11 +129,20 @@ class PlaceTile(Frame):
         game._place_drawn_tile(action)  # replaces this decision by the Political Action
 
 
+@register_frame
 class Political(Frame):
     """Phase 2: exactly one Political Action (CORE-01-04-03, -09; RULINGS R7)."""
 
     __slots__ = ()
     kind = "political"
+    name = "political"
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        return POLITICAL[_seat(game, data, "owner", where)]
 
     def __init__(self, owner: int) -> None:
         self.owner = owner
@@ -102,11 +161,30 @@ PLACE_TILE: tuple[PlaceTile, ...] = tuple(PlaceTile(p) for p in range(6))
 POLITICAL: tuple[Political, ...] = tuple(Political(p) for p in range(6))
 
 
+@register_frame
 class MoveTo(Frame):
     """The destination of a Move (CORE-01-04-12, RULINGS R10, docs/rulings.md BC-13)."""
 
     __slots__ = ("src",)
     kind = "move_to"
+    name = "move_to"
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner, "from": game.topo.label(self.src)}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        from .errors import StateError
+
+        owner = _seat(game, data, "owner", where)
+        text = data.get("from")
+        try:
+            src = game.topo.parse(text) if isinstance(text, str) else None
+        except ValueError:
+            src = None
+        if src is None or game.infl[src * game.num_players + owner] <= 0:
+            raise StateError(f"{where}.from must be a tile with an Influence of the owner, got {text!r}")
+        return MoveTo(owner, src)
 
     def __init__(self, owner: int, src: int) -> None:
         self.owner = owner
@@ -123,11 +201,35 @@ class MoveTo(Frame):
         return {"kind": self.kind, "owner": self.owner, "from": self.src}
 
 
+@register_frame
 class HotspotQueue(Frame):
     """The Hotspots one placement closed, resolved in order (CORE-01-06-02/03, RULINGS R5); resumes after
     any decision a resolution asks for."""
 
     __slots__ = ("cells", "next")
+    name = "hotspots"
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "cells": [game.topo.label(c) for c in self.cells], "next": self.next}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        from .components import HOTSPOT
+        from .errors import StateError
+
+        raw = data.get("cells")
+        if not isinstance(raw, list) or not raw or len(raw) > 7:
+            raise StateError(f"{where}.cells must be a list of 1..7 Hotspot cells (one placement closes at most 7)")
+        cells = []
+        for i, text in enumerate(raw):
+            try:
+                c = game.topo.parse(text) if isinstance(text, str) else None
+            except ValueError:
+                c = None
+            if c is None or game.kind_at[c] != HOTSPOT or not game.resolved[c]:
+                raise StateError(f"{where}.cells[{i}] must be a resolved Hotspot on the Board, got {text!r}")
+            cells.append(c)
+        return HotspotQueue(cells, _index(data, "next", where, len(cells)))
 
     def __init__(self, cells: list[int], next_: int = 0) -> None:
         self.owner = -1
@@ -152,11 +254,22 @@ class HotspotQueue(Frame):
         return {"kind": None, "procedure": "hotspots", "cells": self.cells[self.next :]}
 
 
+@register_frame
 class Settlement(Frame):
     """Round Settlement (CORE-01-07-02/03): start, Resort Production per ResortTile in ascending cell order
     (docs/rulings.md BC-01), end. Resumes after any decision a step asks for."""
 
     __slots__ = ("step", "next")
+    name = "settlement"
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "step": self.step, "next": self.next}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        return Settlement(
+            _index(data, "step", where, Settlement.END), _index(data, "next", where, len(game.resort_cells))
+        )
 
     START, PRODUCTION, END = range(3)
 
@@ -187,10 +300,23 @@ class Settlement(Frame):
         return {"kind": None, "procedure": "settlement", "step": self.step, "next": self.next}
 
 
+@register_frame
 class AfterSettlement(Frame):
     """What follows a Round Settlement: the next round's first turn, or the end of the game (RULINGS R8)."""
 
     __slots__ = ("final",)
+    name = "after-settlement"
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "final": self.final}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        from .errors import StateError
+
+        if not isinstance(data.get("final"), bool):
+            raise StateError(f"{where}.final must be true or false")
+        return AfterSettlement(data["final"])
 
     def __init__(self, final: bool) -> None:
         self.owner = -1

@@ -12,7 +12,7 @@ from typing import Any
 from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
-from .decisions import PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
+from .decisions import FRAME_TYPES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
@@ -51,6 +51,10 @@ def game_to_dict(g: Game) -> dict[str, Any]:
             }
         )
     pending = _pending_to_json(g, g.decision)
+    # The frames below the pending decision (and the decision itself if schema v1 has no phase for it): written
+    # only when there are any, so a state of the core game or EXP-01 is exactly schema v1.
+    stack = g.stack
+    below = stack[:-1] if stack and stack[-1].kind in PHASE_NAMES else stack
     # CORE-01-00-03/04: Influence lives in supplies and on the Board; Resources in supplies, Bank and Noise.
     out = {
         "schema": SCHEMA,
@@ -74,6 +78,8 @@ def game_to_dict(g: Game) -> dict[str, Any]:
         "active_effects": [a.to_dict() for a in g.active_effects],
         "events": [dict(e) for e in g.events],
     }
+    if below:
+        out["stack"] = [frame.to_json(g) for frame in below]
     if g.measures:
         # EXP-01-02-15/16, RULINGS R20: the Measure zones per deck; hands are public (RULINGS R19).
         keys = [m.key for m in g.measures]
@@ -257,7 +263,7 @@ def game_from_dict(data: Any) -> Game:
     np_, nr = g.num_players, g.num_resorts
     if "measures" in data and not g.measures:
         raise StateError("state.measures exists only when an expansion is active")
-    _keys(data, "state", TOP_KEYS, frozenset(("measures",)) if g.measures else frozenset())
+    _keys(data, "state", TOP_KEYS, frozenset(("measures", "stack")) if g.measures else frozenset(("stack",)))
 
     rng_text = _get(data, "rng", "state")
     try:
@@ -277,7 +283,7 @@ def game_from_dict(data: Any) -> Game:
     g.start_player = _int(data, "start_player", "state", 0, np_ - 1)
     g.active = _int(data, "active", "state", 0, np_ - 1)
     phase = _get(data, "phase", "state")
-    if phase not in PHASE_NAMES:
+    if phase not in PHASE_NAMES and ("stack" not in data or not isinstance(phase, str)):
         raise StateError(f"state.phase must be one of {', '.join(PHASE_NAMES)}, got {phase!r}")
     if g.turn != (g.round - 1) * np_ + g.turns_in_round:
         raise StateError(
@@ -383,13 +389,39 @@ def game_from_dict(data: Any) -> Game:
         _plain(e, f"state.events[{i}]")
     g.events = [dict(e) for e in events]
 
-    _read_pending(g, phase, data.get("pending"))
+    if phase in PHASE_NAMES:
+        _read_pending(g, phase, data.get("pending"))
+    elif data.get("pending") is not None:
+        raise StateError(f"state.pending must be null in the expansion decision {phase!r} (its frame is in the stack)")
+    if "stack" in data:
+        _read_stack(g, phase, data["stack"])
     if phase == "over":
         g.over = True
         g._winners = None
     elif not g._compute_legal():
         raise StateError("the state has no legal action although the game is not over")
     return g
+
+
+def _read_stack(g: Game, phase: str, raw: Any) -> None:
+    """The frames below the pending decision (resolutions paused for it), bottom first; the pending decision
+    itself comes last when schema v1 has no phase for it (an expansion's decision)."""
+    if not isinstance(raw, list) or not raw or len(raw) > 16:
+        raise StateError("state.stack must be a list of 1..16 frames (omitted when there are none)")
+    frames: list[Frame] = []
+    for i, entry in enumerate(raw):
+        where = f"state.stack[{i}]"
+        name = entry.get("frame") if isinstance(entry, dict) else None
+        cls = FRAME_TYPES.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise StateError(f"{where}.frame must be one of {', '.join(sorted(FRAME_TYPES))}, got {name!r}")
+        frame = cls.from_json(g, entry, where)
+        if frame.to_json(g) != entry:
+            raise StateError(f"{where} has unknown or non-canonical fields: {entry!r}")
+        frames.append(frame)
+    if phase in ("place_tile", "over") or (phase not in PHASE_NAMES) != (frames[-1].kind == phase):
+        raise StateError(f"state.stack does not end with the pending decision {phase!r}")
+    g.stack = frames + g.stack
 
 
 def _check_board(g: Game) -> None:
