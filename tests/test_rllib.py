@@ -231,3 +231,17 @@ def test_without_ray_the_train_command_says_which_extra_to_install(monkeypatch, 
     monkeypatch.delitem(sys.modules, "training.rllib.trainer")
     assert main(["--config", TINY, "--backend", "rllib", "--set", "bc_games=0"]) == 2
     assert "pip install -e '.[rllib]'" in capsys.readouterr().err
+
+
+def test_the_run_identity_records_the_encoder_version_of_the_rules_layout():
+    """An RLlib bot records the per-layout encoder version the policy loader checks (engine-redesign issue),
+    so a bot trained on EXP-01 rules loads."""
+    from bc_env.encoding import encoder_version
+    from bc_env.rules import RulesConfig
+    from training.rllib.trainer import identity
+
+    cfg = TrainConfig.load(TINY).override(['backend="rllib"', "bc_games=0"])
+    for preset in ("core-2p", "exp01-4p"):
+        rules = RulesConfig.preset(preset)
+        assert identity(cfg, rules)["encoder_version"] == encoder_version(rules)
+    assert identity(cfg, RulesConfig.preset("exp01-4p"))["encoder_version"] == "2+EXP-01.1"

@@ -45,6 +45,7 @@ from .config import PoolConfig, TrainConfig, TrainConfigError
 from .evaluation import evaluate, plot_learning_curve
 from .export import export_policy, load_policy_weights, parent_provenance
 from .pool import OpponentPool, PoolSampler
+from .rundir import RunDirError, check_resume, write_json_atomic
 from .spatial import SpatialPolicy
 from .spatial import policy_kwargs as spatial_policy_kwargs
 
@@ -67,10 +68,6 @@ IDENTITY_KEYS = (
     "bc_dagger_rounds",
     "bc_mistake_weight",
 )
-
-
-class RunDirError(RuntimeError):
-    """A run directory cannot be used with this configuration (refused resume, existing run, ...)."""
 
 
 # ---------------------------------------------------------------------------- environments
@@ -154,23 +151,6 @@ def init_policy(cfg: TrainConfig, rules: RulesConfig) -> NeuralPolicy:
     return policy
 
 
-def check_resume(run_dir: Path, cfg: TrainConfig, rules: RulesConfig) -> None:
-    saved_path = run_dir / "config.json"
-    if not saved_path.is_file():
-        raise RunDirError(f"cannot resume: {saved_path} not found (is {run_dir} a run directory?)")
-    saved = json.loads(saved_path.read_text(encoding="utf-8"))["identity"]
-    now = identity(cfg, rules)
-    diffs = [k for k in now if saved.get(k) != now[k]]
-    if diffs:
-        details = "; ".join(f"{k}: run has {saved.get(k)!r}, config has {now[k]!r}" for k in diffs)
-        raise RunDirError(
-            f"refusing to resume {run_dir}: incompatible configuration or encoder version ({details}). "
-            f"Start a new run with another name (--set name=...)."
-        )
-    if not (run_dir / "checkpoint" / "model.zip").is_file():
-        raise RunDirError(f"cannot resume: {run_dir} has no checkpoint yet")
-
-
 INIT_FROM = "init_from.json"  # the parent policy's provenance in a run started with init_policy
 
 
@@ -178,12 +158,6 @@ def init_from(run_dir: Path) -> dict[str, Any]:
     """``{"init_from": ...}`` for an export's provenance when the run started from a trained policy, else ``{}``."""
     path = run_dir / INIT_FROM
     return {"init_from": json.loads(path.read_text())} if path.exists() else {}
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------- trainer state
@@ -541,7 +515,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
     if progress is None:
         progress = sys.stderr.isatty()
     if resume:
-        check_resume(run_dir, cfg, rules)
+        check_resume(run_dir, identity(cfg, rules), "model.zip")
     elif (run_dir / "checkpoint").exists():
         raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
     init = init_policy(cfg, rules) if cfg.init_policy and not resume else None

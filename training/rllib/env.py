@@ -23,42 +23,27 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 import bc_env
 from bc_env.rules import RulesConfig
-from policies import load as load_policy
 from policies.base import Policy
-from policies.neural import NeuralPolicy
 
 from ..config import PoolConfig
+from ..pool import PoolSampler
 
 #: Marks a seat played by the learning policy (an RLlib agent).
 LEARNER = "learner"
 
 
-class SeatSampler:
-    """Who plays the opponent seats of an episode; one per env, with its own seeded RNG."""
+class SeatSampler(PoolSampler):
+    """Who plays the opponent seats of an episode; one per env, with its own seeded RNG. The SB3 trainer's
+    sampler (the same snapshot cache and draws), plus live self-play: a share ``p_self`` of the snapshot seats,
+    and all of them before the first snapshot, is the learning policy itself."""
 
     def __init__(self, pool: PoolConfig, p_self: float, seed: int) -> None:
-        self.pool = pool
+        super().__init__(pool, seed)
         self.p_self = p_self
-        self.rng = random.Random(seed)
-        self.snapshots: list[dict[str, Any]] = []
-        self._cache: dict[str, Policy] = {}
-        self._random = load_policy("random", seed=seed)
-        self._heuristic = load_policy("heuristic", seed=seed)
-
-    def set_snapshots(self, snapshots: list[dict[str, Any]]) -> None:
-        self.snapshots = [dict(s) for s in snapshots]
-        keep = {s["path"] for s in self.snapshots}
-        self._cache = {k: v for k, v in self._cache.items() if k in keep}
-
-    def _snapshot(self, entry: dict[str, Any]) -> Policy:
-        policy = self._cache.get(entry["path"])
-        if policy is None:
-            policy = self._cache[entry["path"]] = NeuralPolicy(entry["path"])
-        return policy
 
     def sample(self) -> Policy | str:
         """A bot, or :data:`LEARNER` for a seat of the learning policy."""
-        c = self.pool
+        c = self.config
         x = self.rng.random()
         if x < c.p_random:
             return self._random

@@ -9,16 +9,17 @@ protocol like a bot of the sb3 trainer.
 from __future__ import annotations
 
 import platform
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bc_env.encoding import ENCODER_VERSION
+from bc_env.encoding import encoder_version
 from bc_env.rules import RulesConfig
 from policies.neural import save_policy
+
+from ..export import git_commit
 
 
 def policy_layers(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -33,14 +34,6 @@ def _array(x: Any) -> np.ndarray:
     if hasattr(x, "detach"):  # a torch tensor
         x = x.detach().cpu().numpy()
     return np.asarray(x, dtype=np.float32)
-
-
-def _git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def export_module_state(
@@ -60,7 +53,7 @@ def export_module_state(
         "name": name,
         "rules": rules.to_dict(),
         "rules_preset": rules.name,
-        "encoder_version": ENCODER_VERSION,
+        "encoder_version": encoder_version(rules),
         "action_layout": {"version": 1, "num_actions": int(layers[-1][0].shape[0])},
         "network": {"activation": activation, "hidden": [int(w.shape[0]) for w, _ in layers[:-1]]},
         "training": {
@@ -70,7 +63,7 @@ def export_module_state(
             "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
             "python": platform.python_version(),
             "ray": ray.__version__,
-            "git_commit": _git_commit(),
+            "git_commit": git_commit(),
         },
     }
     return save_policy(path, layers, manifest)

@@ -27,13 +27,14 @@ from typing import Any
 
 import ray
 
-from bc_env.encoding import ENCODER_VERSION
+from bc_env.encoding import encoder_version
 from bc_env.rules import Game, RulesConfig
 from policies import load as load_policy
 from policies.neural import NeuralPolicy, PolicyFileError
 
 from ..config import RLlibConfig, TrainConfig, TrainConfigError
 from ..evaluation import evaluate, plot_learning_curve
+from ..rundir import RunDirError, check_resume, write_json_atomic
 
 #: Keys whose change makes a run directory incompatible. Where the run executes (rllib.address, num_cpus,
 #: num_env_runners, num_learners, device) may change between invocations.
@@ -51,35 +52,14 @@ IDENTITY_KEYS = (
 )
 
 
-class RunDirError(RuntimeError):
-    """A run directory cannot be used with this configuration (refused resume, existing run, ...)."""
-
-
 def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
     d = cfg.to_dict()
     ident = {k: d[k] for k in IDENTITY_KEYS}
     ident["rules"] = rules.to_dict()
     ident["rllib"] = {"policies": cfg.rllib.policies, "p_self": cfg.rllib.p_self}
-    ident["encoder_version"] = ENCODER_VERSION
+    ident["encoder_version"] = encoder_version(rules)
     ident["num_actions"] = Game.new(rules, 0).num_actions
     return ident
-
-
-def check_resume(run_dir: Path, cfg: TrainConfig, rules: RulesConfig) -> None:
-    saved_path = run_dir / "config.json"
-    if not saved_path.is_file():
-        raise RunDirError(f"cannot resume: {saved_path} not found (is {run_dir} a run directory?)")
-    saved = json.loads(saved_path.read_text(encoding="utf-8"))["identity"]
-    now = identity(cfg, rules)
-    diffs = [k for k in now if saved.get(k) != now[k]]
-    if diffs:
-        details = "; ".join(f"{k}: run has {saved.get(k)!r}, config has {now[k]!r}" for k in diffs)
-        raise RunDirError(
-            f"refusing to resume {run_dir}: incompatible configuration or encoder version ({details}). "
-            f"Start a new run with another name (--set name=...)."
-        )
-    if not (run_dir / "checkpoint" / "state.json").is_file():
-        raise RunDirError(f"cannot resume: {run_dir} has no checkpoint yet")
 
 
 def check_init_policy(cfg: TrainConfig, rules: RulesConfig) -> str:
@@ -106,12 +86,6 @@ def check_init_policy(cfg: TrainConfig, rules: RulesConfig) -> str:
 
     shipped = BOTS_DIR / name
     return str(shipped if shipped.with_suffix(".npz").is_file() else Path(name).with_suffix("").resolve())
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def start_ray(r: RLlibConfig) -> bool:
@@ -287,7 +261,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
     if progress is None:
         progress = sys.stderr.isatty()
     if resume:
-        check_resume(run_dir, cfg, rules)
+        check_resume(run_dir, identity(cfg, rules), "state.json")
     elif (run_dir / "checkpoint").exists():
         raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
     init = check_init_policy(cfg, rules) if cfg.init_policy and not resume else ""

@@ -1,0 +1,37 @@
+"""What both trainers (SB3, ``train.py``; Ray RLlib, ``rllib/trainer.py``) do with a run directory: refuse an
+incompatible resume, and write JSON files atomically. Torch-free, so it imports with either backend."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+class RunDirError(RuntimeError):
+    """A run directory cannot be used with this configuration (refused resume, existing run, ...)."""
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def check_resume(run_dir: Path, identity: dict[str, Any], checkpoint: str) -> None:
+    """Refuse to resume ``run_dir`` unless it was started with the same ``identity`` (configuration keys,
+    rules, encoder version, action count) and holds the checkpoint file ``checkpoint``."""
+    saved_path = run_dir / "config.json"
+    if not saved_path.is_file():
+        raise RunDirError(f"cannot resume: {saved_path} not found (is {run_dir} a run directory?)")
+    saved = json.loads(saved_path.read_text(encoding="utf-8"))["identity"]
+    diffs = [k for k in identity if saved.get(k) != identity[k]]
+    if diffs:
+        details = "; ".join(f"{k}: run has {saved.get(k)!r}, config has {identity[k]!r}" for k in diffs)
+        raise RunDirError(
+            f"refusing to resume {run_dir}: incompatible configuration or encoder version ({details}). "
+            f"Start a new run with another name (--set name=...)."
+        )
+    if not (run_dir / "checkpoint" / checkpoint).is_file():
+        raise RunDirError(f"cannot resume: {run_dir} has no checkpoint yet")
