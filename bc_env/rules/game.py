@@ -622,11 +622,6 @@ class Game:
             return cells[:] if self.payment_choices(Effect(kind, player, cells[0])) else []
         return [c for c in cells if self.payment_choices(Effect(kind, player, c))]
 
-    def placement_cells(self) -> list[int]:
-        """RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08), as ``place-tile`` actions
-        (the block starts at 0)."""
-        return self.frontier[:]
-
     def _political_options(self, p: int) -> list[int]:
         n = self.layout.n
         out: list[int] = []
