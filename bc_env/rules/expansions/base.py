@@ -21,7 +21,8 @@ Hooks, and where the core calls them:
 * :meth:`after_gain` / :meth:`resolution_options` / :meth:`resolution_choice` / :meth:`before_gain` /
   :meth:`execute_riders` -- a ConvertResources' post-payment choices and their execution (e.g. the Investment
   Program exchange and Supplemental Budget's additional Resource);
-* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end.
+* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end;
+* :meth:`resample_hidden` -- when search re-samples hidden information (``Game.resample_hidden``, RULINGS R19).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from ..decisions import Resolution
     from ..effects import ActiveEffect, Effect
     from ..game import Game
+    from ..rng import Rng
 
 #: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
 HotspotResolver = Callable[["Game", int, int], None]
@@ -104,6 +106,11 @@ class Expansion:
 
     def turn_end(self, game: Game) -> None:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
+
+    def resample_hidden(self, game: Game, observer: int, rng: Rng) -> None:
+        """Re-sample, in the clone ``game``, the zones of this expansion that ``observer`` cannot see, uniformly
+        among the orders consistent with what they have seen (RULINGS R19; ``hidden.py``); ``rng`` is the engine
+        RNG to shuffle with."""
 
 
 __all__ = ["Expansion", "HotspotResolver"]

@@ -29,6 +29,7 @@ from .measures import (
 
 if TYPE_CHECKING:
     from ..game import Game
+    from ..rng import Rng
 
 
 class Target(Frame):
@@ -117,6 +118,12 @@ class MeasureSystem(Expansion):
             execute_play(game, effect, res.paid)
             return True
         return False
+
+    def resample_hidden(self, game: Game, observer: int, rng: Rng) -> None:
+        """RULINGS R19: each MeasureDrawPile's order is hidden from everyone; hands, OpenMeasures, RecyclePiles and
+        FinalDiscards are public."""
+        for pile in game.m_draw:
+            rng.shuffle(pile)
 
     def turn_end(self, game: Game) -> None:
         game.extra = False
