@@ -17,7 +17,8 @@ The bot plays the most visited root action. Pluggable parts (options after ``mct
 
 * ``prior``: ``heuristic`` (default: softmax of the heuristic bot's one-step look-ahead values at temperature
   ``temp``, over the heuristic's candidate actions; the pruned actions get no prior and are not searched),
-  ``uniform`` (every legal action alike), or the name/path of an exported policy (softmax of its logits);
+  ``expert`` (the same with the expert bot's values, ``policies/expert.py``), ``uniform`` (every legal action
+  alike), or the name/path of an exported policy (softmax of its logits);
 * ``leaf``: ``eval`` (default: the heuristic's static score of every player, ``tanh((own - best other) /
   scale)``), ``rollout`` (a uniformly random playout to the end of the game), or ``value`` (the value head of
   the exported policy given as ``prior``, asked once per player; see ``policies.neural``);
@@ -44,12 +45,16 @@ import numpy as np
 
 from bc_env.rules import BalanceControlError, Game, IllegalActionError
 
+from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy, player_scores
 
 #: A prior: the game (a decision pending) and its legal actions -> {action: probability} (a subset may be given).
 Prior = Callable[[Game, list[int]], dict[int, float]]
 #: A leaf evaluation: the game (not over) -> an estimated return per player, each in [-1, 1].
 LeafEval = Callable[[Game], list[float]]
+
+
+_BUILTIN_PRIORS = ("heuristic", "expert", "uniform")
 
 
 class MCTSOptionError(BalanceControlError):
@@ -80,8 +85,8 @@ class MCTSConfig:
         if self.leaf not in ("eval", "rollout", "value"):
             raise MCTSOptionError(f"mcts option leaf must be eval, rollout or value, got {self.leaf!r}")
         if not isinstance(self.prior, str) or not self.prior:
-            raise MCTSOptionError(f"mcts option prior must be heuristic, uniform or a policy, got {self.prior!r}")
-        if self.leaf == "value" and self.prior in ("heuristic", "uniform"):
+            raise MCTSOptionError(f"mcts option prior must be heuristic, expert, uniform or a policy: {self.prior!r}")
+        if self.leaf == "value" and self.prior in _BUILTIN_PRIORS:
             raise MCTSOptionError("mcts option leaf=value needs prior=<an exported policy with a value head>")
         return self
 
@@ -150,10 +155,11 @@ class MCTSPolicy:
     def __init__(self, seed: int | None = None, config: MCTSConfig | None = None, **options: Any) -> None:
         self.config = replace(config or MCTSConfig(), **options).check()
         self.rng = random.Random(seed)
-        self._heuristic = HeuristicPolicy(seed=self.rng.getrandbits(32))
+        bot = ExpertPolicy if self.config.prior == "expert" else HeuristicPolicy
+        self._heuristic = bot(seed=self.rng.getrandbits(32))
         self._network: Any = None
         cfg = self.config
-        if cfg.prior not in ("heuristic", "uniform"):
+        if cfg.prior not in _BUILTIN_PRIORS:
             from . import load
 
             self._network = load(cfg.prior)
@@ -161,9 +167,8 @@ class MCTSPolicy:
                 raise MCTSOptionError(f"mcts prior {cfg.prior!r} is not a trained policy (an exported network)")
             if cfg.leaf == "value" and not getattr(self._network, "has_value", False):
                 raise MCTSOptionError(f"mcts leaf=value: policy {cfg.prior!r} has no value head")
-        self.prior: Prior = {"heuristic": self._heuristic_prior, "uniform": self._uniform_prior}.get(
-            cfg.prior, self._network_prior
-        )
+        builtin = {"heuristic": self._heuristic_prior, "expert": self._heuristic_prior, "uniform": self._uniform_prior}
+        self.prior: Prior = builtin.get(cfg.prior, self._network_prior)
         self.leaf: LeafEval = {"eval": self._eval_leaf, "rollout": self._rollout_leaf, "value": self._value_leaf}[
             cfg.leaf
         ]

@@ -28,6 +28,8 @@ def test_load_with_options() -> None:
     assert (bot.config.sims, bot.config.leaf, bot.config.prior, bot.config.c_puct) == (25, "rollout", "uniform", 2.0)
     assert bot.name == "mcts:sims=25,c_puct=2,prior=uniform,leaf=rollout"
     assert load(bot.name, seed=0).config == bot.config
+    expert = load("mcts:sims=5,prior=expert", seed=0)
+    assert _decisions(expert, "core-2p", 0, 3) == _decisions(load(expert.name, seed=0), "core-2p", 0, 3)
 
 
 @pytest.mark.parametrize(
