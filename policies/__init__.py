@@ -4,7 +4,7 @@
 (``"ppo-core-2p"``, ``"ppo-core-4p"``: files in ``policies/bots/``) or the path of an exported policy
 (``runs/<name>/policy`` with or without ``.npz``). Trained bots run on NumPy alone (no torch).
 
-The search bot takes options after a colon: ``"mcts:sims=400,leaf=rollout"`` (``policies.mcts``; a bad option
+The search bot takes options after a colon: ``"mcts:sims=400:leaf=rollout"`` (``policies.mcts``; a bad option
 raises ``MCTSOptionError``).
 
 ``policies.load(name, seed=None, config=None)``: with ``config`` a trained bot is checked against those rules

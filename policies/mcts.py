@@ -13,7 +13,8 @@ piles; the game RNG is re-seeded too). The simulation then walks down one tree s
 * a new node's priors come from the prior (below) and its value from the leaf evaluation; a terminal position
   counts with ``game.returns()`` (RULINGS R9: the k winners share +1, the others -1).
 
-The bot plays the most visited root action. Pluggable parts (options after ``mcts:``, comma-separated):
+The bot plays the most visited root action. Pluggable parts (options after ``mcts:``, separated by colons, so
+that a bot list stays comma-separated: ``balance-control tournament --bots mcts:sims=400:prior=expert,heuristic``):
 
 * ``prior``: ``heuristic`` (default: softmax of the heuristic bot's one-step look-ahead values at temperature
   ``temp``, over the heuristic's candidate actions; the pruned actions get no prior and are not searched),
@@ -26,7 +27,7 @@ The bot plays the most visited root action. Pluggable parts (options after ``mct
   then ``sims`` is only a cap). With ``sims`` alone the bot is deterministic for its seed; with ``ms`` the
   number of simulations depends on the machine.
 
-``policies.load("mcts:sims=400,leaf=rollout", seed=1)`` or ``MCTSPolicy(seed=1, sims=400, leaf="rollout")``.
+``policies.load("mcts:sims=400:leaf=rollout", seed=1)`` or ``MCTSPolicy(seed=1, sims=400, leaf="rollout")``.
 Only the public Game API is used (``clone``, ``resample_hidden``, ``apply``, ``legal_actions``, ``events``, ...).
 The search statistics of the last decision (``last_visits``, ``last_simulations``) serve expert iteration
 (``training/expert_iteration.py``).
@@ -98,14 +99,14 @@ class MCTSConfig:
             value = getattr(self, f.name)
             if f.name != "sims" and value != getattr(default, f.name):
                 parts.append(f"{f.name}={value:g}" if isinstance(value, float) else f"{f.name}={value}")
-        return ",".join(parts)
+        return ":".join(parts)
 
     @classmethod
     def parse(cls, text: str) -> MCTSConfig:
-        """``"sims=400,leaf=rollout"`` -> a checked config (``MCTSOptionError`` names a bad option)."""
+        """``"sims=400:leaf=rollout"`` -> a checked config (``MCTSOptionError`` names a bad option)."""
         types = {f.name: f.type for f in fields(cls)}
         values: dict[str, Any] = {}
-        for item in filter(None, (s.strip() for s in text.split(","))):
+        for item in filter(None, (s.strip() for s in text.split(":"))):
             key, sep, raw = item.partition("=")
             key = key.strip()
             if not sep or key not in types:

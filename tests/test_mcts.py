@@ -24,11 +24,11 @@ def test_load_with_options() -> None:
     assert "mcts" in available()
     bot = load("mcts", seed=0)
     assert isinstance(bot, MCTSPolicy) and bot.config.sims == 200
-    bot = load("mcts:sims=25,leaf=rollout,prior=uniform,c_puct=2", seed=0)
+    bot = load("mcts:sims=25:leaf=rollout:prior=uniform:c_puct=2", seed=0)
     assert (bot.config.sims, bot.config.leaf, bot.config.prior, bot.config.c_puct) == (25, "rollout", "uniform", 2.0)
-    assert bot.name == "mcts:sims=25,c_puct=2,prior=uniform,leaf=rollout"
+    assert bot.name == "mcts:sims=25:c_puct=2:prior=uniform:leaf=rollout"
     assert load(bot.name, seed=0).config == bot.config
-    expert = load("mcts:sims=5,prior=expert", seed=0)
+    expert = load("mcts:sims=5:prior=expert", seed=0)
     assert _decisions(expert, "core-2p", 0, 3) == _decisions(load(expert.name, seed=0), "core-2p", 0, 3)
 
 
@@ -50,7 +50,7 @@ def test_bad_options(spec: str, match: str) -> None:
     assert issubclass(MCTSOptionError, BalanceControlError)
 
 
-@pytest.mark.parametrize("spec", ["mcts:sims=20", "mcts:sims=8,prior=uniform,leaf=rollout"])
+@pytest.mark.parametrize("spec", ["mcts:sims=20", "mcts:sims=8:prior=uniform:leaf=rollout"])
 def test_deterministic_for_a_seed(spec: str) -> None:
     first = _decisions(load(spec, seed=3), "core-2p", 1, 12)
     assert first == _decisions(load(spec, seed=3), "core-2p", 1, 12)
