@@ -154,6 +154,10 @@ class MCTSPolicy:
     name = "mcts"
 
     def __init__(self, seed: int | None = None, config: MCTSConfig | None = None, **options: Any) -> None:
+        known = {f.name for f in fields(MCTSConfig)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise MCTSOptionError(f"unknown mcts option(s) {', '.join(unknown)}; options: {', '.join(sorted(known))}")
         self.config = replace(config or MCTSConfig(), **options).check()
         self.rng = random.Random(seed)
         bot = ExpertPolicy if self.config.prior == "expert" else HeuristicPolicy

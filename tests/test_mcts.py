@@ -48,6 +48,8 @@ def test_bad_options(spec: str, match: str) -> None:
     with pytest.raises(BalanceControlError, match=match):
         load(spec)
     assert issubclass(MCTSOptionError, BalanceControlError)
+    with pytest.raises(MCTSOptionError, match="depth"):
+        MCTSPolicy(depth=3)
 
 
 @pytest.mark.parametrize("spec", ["mcts:sims=20", "mcts:sims=8:prior=uniform:leaf=rollout"])
