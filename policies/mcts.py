@@ -16,10 +16,10 @@ piles; the game RNG is re-seeded too). The simulation then walks down one tree s
 The bot plays the most visited root action. Pluggable parts (options after ``mcts:``, separated by colons, so
 that a bot list stays comma-separated: ``balance-control tournament --bots mcts:sims=400:prior=expert,heuristic``):
 
-* ``prior``: ``heuristic`` (default: softmax of the heuristic bot's one-step look-ahead values at temperature
-  ``temp``, over the heuristic's candidate actions; the pruned actions get no prior and are not searched),
-  ``expert`` (the same with the expert bot's values, ``policies/expert.py``), ``uniform`` (every legal action
-  alike), or the name/path of an exported policy (softmax of its logits);
+* ``prior``: ``expert`` (default: softmax of the expert bot's one-step look-ahead values, ``policies/expert.py``,
+  at temperature ``temp``, over its candidate actions; the pruned actions get no prior and are not searched),
+  ``heuristic`` (the same with the heuristic bot's values), ``uniform`` (every legal action alike), or the
+  name/path of an exported policy (softmax of its logits);
 * ``leaf``: ``eval`` (default: the heuristic's static score of every player, ``tanh((own - best other) /
   scale)``), ``rollout`` (a uniformly random playout to the end of the game), or ``value`` (the value head of
   the exported policy given as ``prior``, asked once per player; see ``policies.neural``);
@@ -69,7 +69,7 @@ class MCTSConfig:
     sims: int = 200
     ms: float = 0.0
     c_puct: float = 1.5
-    prior: str = "heuristic"
+    prior: str = "expert"
     leaf: str = "eval"
     temp: float = 0.1
     scale: float = 3.0

@@ -3,7 +3,7 @@
 One *generation*:
 
 1. **Self-play**: ``games_per_generation`` games in which every seat is the search bot (``policies.mcts``). Its
-   prior is the heuristic in generation 1 and the previous generation's network afterwards (``prior``); its
+   prior is the expert bot in generation 1 and the previous generation's network afterwards (``prior``); its
    leaf evaluation is ``leaf`` (``eval``: the heuristic's static score; ``value``: the previous network's value
    head, from generation 2 on). Each decision with two or more legal actions gives one example: the deciding
    player's observation, the legal-action mask, the root's visit distribution (the *policy target*) and, once
@@ -62,7 +62,8 @@ class ExItConfig:
     games_per_generation: int = 50
     #: The search's simulations per decision during self-play.
     sims: int = 200
-    #: Prior of the search from generation 2 on: "network" (the previous generation) or "heuristic".
+    #: Prior of the search: "network" (the expert in generation 1, then the previous generation), "expert" or
+    #: "heuristic" (every generation).
     prior: str = "network"
     #: Leaf evaluation of the search from generation 2 on: "eval" (heuristic score) or "value" (previous network).
     leaf: str = "eval"
@@ -90,8 +91,8 @@ class ExItConfig:
             raise TrainConfigError("explore_decisions and value_weight must be >= 0, learning_rate > 0")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise TrainConfigError(f"hidden must be a non-empty list of layer widths, got {list(self.hidden)}")
-        choices = {"prior": ("network", "heuristic"), "leaf": ("eval", "value"), "activation": ("relu", "tanh"),
-                   "device": ("auto", "cpu", "cuda")}  # fmt: skip
+        choices = {"prior": ("network", "expert", "heuristic"), "leaf": ("eval", "value"),
+                   "activation": ("relu", "tanh"), "device": ("auto", "cpu", "cuda")}  # fmt: skip
         for key, allowed in choices.items():
             if getattr(self, key) not in allowed:
                 raise TrainConfigError(f"{key} must be one of {', '.join(allowed)}, got {getattr(self, key)!r}")
@@ -153,9 +154,11 @@ def identity(cfg: ExItConfig, rules: RulesConfig) -> dict[str, Any]:
 
 
 def searcher(cfg: ExItConfig, generation: int, parent: Path | None, seed: int) -> MCTSPolicy:
-    """The search bot of ``generation`` (1-based): heuristic prior and eval leaf first, then as configured."""
+    """The search bot of ``generation`` (1-based): the expert prior and eval leaf first, then as configured."""
     options: dict[str, Any] = {"sims": cfg.sims}
-    if parent is not None and cfg.prior == "network":
+    if cfg.prior != "network":
+        options["prior"] = cfg.prior
+    elif parent is not None:
         options["prior"] = str(parent)
         if cfg.leaf == "value":
             options["leaf"] = "value"
