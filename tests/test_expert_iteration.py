@@ -61,3 +61,17 @@ def test_two_generations_resume_export_and_search(tmp_path: Path) -> None:
         _cfg(tmp_path, depth=3)
     with pytest.raises(TrainConfigError, match="leaf"):
         _cfg(tmp_path, leaf="oracle")
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from balance_control.cli import main
+
+    with pytest.raises(SystemExit) as err:
+        main(["expert-iteration", "--config", str(tmp_path / "missing.toml")])
+    assert "balance-control: error: expert-iteration config not found" in str(err.value.code)
+    with pytest.raises(SystemExit) as err:
+        main(["expert-iteration", "--config", str(CONFIG), "--set", "sims=0"])
+    assert "sims must be >= 1" in str(err.value.code)
+    with pytest.raises(SystemExit) as err:
+        main(["expert-iteration", "--config", str(CONFIG), "--set", f"runs_dir={json.dumps(str(tmp_path))}", "--resume"])
+    assert "cannot resume" in str(err.value.code)

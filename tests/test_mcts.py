@@ -80,3 +80,12 @@ def test_search_beats_random() -> None:
     """A small search wins against the random bot (it searches for the player to act, not for seat 0)."""
     match = play_match("core-2p", ["mcts:sims=15", "random"], 2, 0, rotate_seats=True)
     assert match.entrants[0].outright >= 1 and match.entrants[1].outright == 0
+
+
+def test_command_line_takes_search_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from balance_control.cli import main
+
+    assert main(["match", "--config", "core-2p", "--bots", "mcts:sims=3,random", "--games", "2", "--no-progress"]) == 0
+    assert "| mcts:sims=3 | 2 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="bot 'mcts:sims=x': mcts option sims must be a number"):
+        main(["match", "--config", "core-2p", "--bots", "mcts:sims=x,random", "--games", "2"])
