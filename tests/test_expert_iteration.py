@@ -73,5 +73,6 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         main(["expert-iteration", "--config", str(CONFIG), "--set", "sims=0"])
     assert "sims must be >= 1" in str(err.value.code)
     with pytest.raises(SystemExit) as err:
-        main(["expert-iteration", "--config", str(CONFIG), "--set", f"runs_dir={json.dumps(str(tmp_path))}", "--resume"])
+        runs = f"runs_dir={json.dumps(str(tmp_path))}"
+        main(["expert-iteration", "--config", str(CONFIG), "--set", runs, "--resume"])
     assert "cannot resume" in str(err.value.code)
