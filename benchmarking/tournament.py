@@ -166,7 +166,7 @@ _NEURAL_CACHE: dict[tuple[str, RulesConfig], Any] = {}
 def _bot(name: str, seed: int, config: RulesConfig) -> Any:
     import policies
 
-    if name in ("random", "heuristic", "expert"):
+    if name in ("random", "heuristic", "expert", "mcts") or name.startswith("mcts:"):  # seeded per game
         return policies.load(name, seed=seed)
     key = (name, config)
     if key not in _NEURAL_CACHE:

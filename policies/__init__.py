@@ -4,6 +4,9 @@
 (``"ppo-core-2p"``, ``"ppo-core-4p"``: files in ``policies/bots/``) or the path of an exported policy
 (``runs/<name>/policy`` with or without ``.npz``). Trained bots run on NumPy alone (no torch).
 
+The search bot takes options after a colon: ``"mcts:sims=400:leaf=rollout"`` (``policies.mcts``; a bad option
+raises ``MCTSOptionError``).
+
 ``policies.load(name, seed=None, config=None)``: with ``config`` a trained bot is checked against those rules
 (``PolicyConfigError`` names both configurations); a broken bot file raises ``PolicyFileError``, an unknown name
 ``UnknownPolicyError``; all three are ``bc_env.rules.BalanceControlError``.
@@ -18,6 +21,7 @@ from bc_env.rules import BalanceControlError, RulesConfig
 from .base import Policy, RandomPolicy
 from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy
+from .mcts import MCTSConfig, MCTSOptionError, MCTSPolicy
 from .neural import NeuralPolicy, PolicyConfigError, PolicyFileError
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
@@ -25,6 +29,7 @@ BOTS_DIR = Path(__file__).resolve().parent / "bots"
 _REGISTRY = {
     "expert": ExpertPolicy,
     "heuristic": HeuristicPolicy,
+    "mcts": MCTSPolicy,
     "random": RandomPolicy,
 }
 
@@ -53,6 +58,8 @@ def load(name: str | Path, seed: int | None = None, config: RulesConfig | str | 
     factory = _REGISTRY.get(str(name))
     if factory is not None:
         return factory(seed=seed)
+    if isinstance(name, str) and name.startswith("mcts:"):
+        return MCTSPolicy(seed=seed, config=MCTSConfig.parse(name[5:]))
     if isinstance(name, str) and "/" not in name and "\\" not in name and name not in (".", ".."):
         shipped = BOTS_DIR / name
         if shipped.with_suffix(".npz").is_file():
@@ -68,6 +75,9 @@ def load(name: str | Path, seed: int | None = None, config: RulesConfig | str | 
 __all__ = [
     "ExpertPolicy",
     "HeuristicPolicy",
+    "MCTSConfig",
+    "MCTSOptionError",
+    "MCTSPolicy",
     "NeuralPolicy",
     "Policy",
     "PolicyConfigError",

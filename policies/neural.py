@@ -9,6 +9,9 @@ A trained bot is two files side by side:
 The network (manifest ``network.type``) is the policy half of the trained sb3 policy, either
 
 * ``"mlp"`` (the default): ``obs -> [Linear -> act] * k -> Linear -> logits`` (arrays ``w<i>``, ``b<i>``), or
+  With the optional ``network.value_layers`` (arrays ``vw<i>``, ``vb<i>``) the file also has a value head,
+  ``obs -> [Linear -> act] * k -> Linear -> tanh``: the observer's expected return (``NeuralPolicy.value``;
+  the expert-iteration networks have one, ``policies.mcts`` can search with it);
 * ``"spatial"``: convolutions over the board planes with one logit per cell for the per-cell action blocks
   (``training/spatial.py`` documents the forward pass; arrays ``conv_in.w`` ... ``extra.b``).
 
@@ -90,9 +93,15 @@ def _act_fn(name: str):  # type: ignore[no-untyped-def]
     raise PolicyFileError(f"unknown activation {name!r} in manifest (allowed: tanh, relu)")
 
 
-def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], manifest: dict[str, Any]) -> Path:
+def save_policy(
+    path: str | Path,
+    layers: list[tuple[np.ndarray, np.ndarray]],
+    manifest: dict[str, Any],
+    value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Path:
     """Write an MLP policy: ``<path>.npz`` and ``<path>.json``; ``layers`` are (weight[out, in], bias[out])
-    pairs, the last one producing the action logits."""
+    pairs, the last one producing the action logits; ``value_layers`` (optional) the value head's, the last one
+    producing one output (``network.value_layers``)."""
     arrays = {}
     for i, (w, b) in enumerate(layers):
         arrays[f"w{i}"] = np.asarray(w, dtype=np.float32)
@@ -103,6 +112,11 @@ def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], m
         "type": "mlp",
         "layers": [[int(w.shape[1]), int(w.shape[0])] for w, _ in layers],
     }
+    if value_layers:
+        for i, (w, b) in enumerate(value_layers):
+            arrays[f"vw{i}"] = np.asarray(w, dtype=np.float32)
+            arrays[f"vb{i}"] = np.asarray(b, dtype=np.float32)
+        data["network"]["value_layers"] = [[int(w.shape[1]), int(w.shape[0])] for w, _ in value_layers]
     return save_arrays(path, arrays, data)
 
 
@@ -306,8 +320,17 @@ class NeuralPolicy:
                 raise PolicyFileError(f"{man}: the last layer gives {dims[-1][1]} logits, the game has {game_actions}")
             if "hidden" in net and net["hidden"] != [d[1] for d in dims[:-1]]:
                 raise PolicyFileError(f"{man}: network.hidden {net['hidden']!r} does not match network.layers")
+            vdims = self._value_dims(net.get("value_layers"), man, obs_size)
             names = [f"{x}{i}" for i in range(len(dims)) for x in "wb"]
+            names += [f"v{x}{i}" for i in range(len(vdims)) for x in "wb"]
             arrays = _load_arrays(npz, names)
+            self.value_layers = [(arrays[f"vw{i}"], arrays[f"vb{i}"]) for i in range(len(vdims))]
+            for i, ((w, b), (n_in, n_out)) in enumerate(zip(self.value_layers, vdims, strict=True)):
+                if w.shape != (n_out, n_in) or b.shape != (n_out,):
+                    raise PolicyFileError(
+                        f"{npz}: value layer {i} must be float32 weight[{n_out}, {n_in}] and bias[{n_out}] "
+                        f"(network.value_layers), got {w.shape} and {b.shape}"
+                    )
             self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(len(dims))]
             for i, ((w, b), (n_in, n_out)) in enumerate(zip(self.layers, dims, strict=True)):
                 if w.shape != (n_out, n_in) or b.shape != (n_out,):
@@ -317,6 +340,9 @@ class NeuralPolicy:
                     )
             self.num_actions = dims[-1][1]
         elif self.kind == "spatial":
+            if "value_layers" in net:
+                raise PolicyFileError(f"{man}: network.value_layers is only supported for an mlp network")
+            self.value_layers = []
             shapes = _spatial_shapes(net, man)
             expected = {
                 "planes": encoder.num_channels,
@@ -341,6 +367,46 @@ class NeuralPolicy:
             raise PolicyFileError(f"{man}: unknown network type {self.kind!r} (allowed: mlp, spatial)")
         self._act = _act_fn(self.manifest.activation)
         self._encoders: dict[RulesConfig, Any] = {self.rules: encoder}
+
+    @staticmethod
+    def _value_dims(layers: Any, man: Path, obs_size: int) -> list[tuple[int, int]]:
+        """The optional value head (``network.value_layers``: [in, out] per layer, obs -> ... -> 1)."""
+        if layers is None:
+            return []
+        if not isinstance(layers, list) or not 1 <= len(layers) <= MAX_LAYERS:
+            raise PolicyFileError(f"{man}: network.value_layers must be a list of 1..{MAX_LAYERS} [in, out]")
+        dims = []
+        for i, pair in enumerate(layers):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise PolicyFileError(f"{man}: network.value_layers[{i}] must be [in, out], got {pair!r}")
+            dims.append(tuple(_int_field(d, f"{man}: network.value_layers[{i}]") for d in pair))
+        chained = all(dims[i][0] == dims[i - 1][1] for i in range(1, len(dims)))
+        if dims[0][0] != obs_size or dims[-1][1] != 1 or not chained:
+            raise PolicyFileError(
+                f"{man}: network.value_layers must chain from the {obs_size} observation inputs to 1 output"
+            )
+        return dims
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the file has a value head (``network.value_layers``, e.g. an expert-iteration network)."""
+        return bool(self.value_layers)
+
+    def value(self, obs: np.ndarray) -> float:
+        """The value head's estimate of the observer's return, in [-1, 1] (``has_value`` must be True)."""
+        if not self.value_layers:
+            raise PolicyFileError(f"policy {self.name} has no value head")
+        x = obs.astype(np.float32, copy=False)
+        last = len(self.value_layers) - 1
+        for i, (w, b) in enumerate(self.value_layers):
+            x = x @ w.T + b
+            if i < last:
+                x = self._act(x)
+        return float(np.tanh(x[..., 0]))
+
+    def observe(self, game: Game, player: int) -> np.ndarray:
+        """The observation of ``player`` in ``game`` as this bot sees it (its encoder; rules checked)."""
+        return self._encoder(game).encode(game, player)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one observation (or of a batch, one per row)."""

@@ -279,3 +279,9 @@ def _build(cls: Any, data: dict[str, Any], prefix: str) -> Any:
             raise TrainConfigError(f"{where} must be a string, got {value!r}")
         values[name] = value
     return cls(**values)
+
+
+def build_config(cls: Any, data: dict[str, Any]) -> Any:
+    """A config dataclass ``cls`` from a TOML table, every key checked against the field's type (as
+    :meth:`TrainConfig.from_dict`; ``TrainConfigError`` names a bad key)."""
+    return _build(cls, data, "")

@@ -9,7 +9,22 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bench, legend, match, play, rate, replay, report, serve, show, sprt, tournament, train, watch
+from . import (
+    bench,
+    expert_iteration,
+    legend,
+    match,
+    play,
+    rate,
+    replay,
+    report,
+    serve,
+    show,
+    sprt,
+    tournament,
+    train,
+    watch,
+)
 
 COMMANDS: tuple[ModuleType, ...] = (
     play,
@@ -24,6 +39,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     show,
     legend,
     train,
+    expert_iteration,
     serve,
 )
 

@@ -32,12 +32,25 @@ def bot_names(text: str, seats: int, what: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise fail(f"{what} is empty; available bots: {', '.join(available())}")
-    unknown = [n for n in names if n not in available() and not Path(n).with_suffix(".npz").is_file()]
+    unknown = [
+        n
+        for n in names
+        if n not in available() and not n.startswith("mcts:") and not Path(n).with_suffix(".npz").is_file()
+    ]
     if unknown:
         raise fail(
             f"unknown bot {unknown[0]!r}; available bots: {', '.join(available())}, "
+            "the search bot with options (mcts:sims=400:prior=expert), "
             "or the path of an exported policy (.npz + .json)"
         )
+    for name in dict.fromkeys(n for n in names if n.startswith("mcts:")):
+        from bc_env.rules import BalanceControlError
+        from policies import load
+
+        try:
+            load(name, seed=0)
+        except BalanceControlError as exc:
+            raise fail(f"bot {name!r}: {exc}") from None
     if len(names) == 1:
         return names * seats
     if len(names) != seats:

@@ -452,6 +452,12 @@ class Game:
             f"phase={self.phase_name} pile={len(self.draw_pile)}>"
         )
 
+    def resample_hidden(self, observer: int, rng: Any) -> Game:
+        """A clone with what ``observer`` cannot see re-sampled uniformly (RULINGS R19; ``rng``: a random.Random)."""
+        from .hidden import resample_hidden
+
+        return resample_hidden(self, observer, rng)
+
     # ------------------------------------------------------------------ queries
     def log(self, type_: str, rule: str, **data: Any) -> None:
         """Append an event citing the rule behind it."""

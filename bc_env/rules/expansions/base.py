@@ -29,6 +29,7 @@ Hooks, and where the core calls them:
 * :meth:`new_state` -- the expansion's own per-game state (an :class:`ExpansionState`: zones, markers, flags),
   kept in ``game.ext[expansion.name]``; the game clones it, writes and reads it in the JSON state under its
   ``key``, and the invariant harness and the state reader check it (:meth:`ExpansionState.check`).
+* :meth:`resample_hidden` -- when search re-samples hidden information (``Game.resample_hidden``, RULINGS R19).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from ..decisions import Resolution
     from ..effects import ActiveEffect, Effect
     from ..game import Game
+    from ..rng import Rng
 
 #: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
 HotspotResolver = Callable[["Game", int, int], None]
@@ -146,6 +148,11 @@ class Expansion:
     def turn_start(self, game: Game) -> None:
         """A turn begins (after "until the beginning of your next turn" durations end, before Phase 1's draw).
         It may change the state but not ask a decision (the draw follows at once)."""
+
+    def resample_hidden(self, game: Game, observer: int, rng: Rng) -> None:
+        """Re-sample, in the clone ``game``, the zones of this expansion that ``observer`` cannot see, uniformly
+        among the orders consistent with what they have seen (RULINGS R19; ``hidden.py``); ``rng`` is the engine
+        RNG to shuffle with."""
 
     def settlement_start(self, game: Game) -> None:
         """The Round Settlement begins (after "this round" durations end, RULINGS R35; before Resort Production).

@@ -31,6 +31,7 @@ from .measures import (
 
 if TYPE_CHECKING:
     from ..game import Game
+    from ..rng import Rng
 
 #: The keys of the ``measures`` object of the JSON state and of each deck in it.
 MEASURES_KEYS = frozenset(("decks", "hands", "play_counts", "last_play_round", "additional_action"))
@@ -274,6 +275,12 @@ class MeasureSystem(Expansion):
             execute_play(game, effect, res.paid)
             return True
         return False
+
+    def resample_hidden(self, game: Game, observer: int, rng: Rng) -> None:
+        """RULINGS R19: each MeasureDrawPile's order is hidden from everyone; hands, OpenMeasures, RecyclePiles and
+        FinalDiscards are public."""
+        for pile in zones(game).draw:
+            rng.shuffle(pile)
 
     def turn_end(self, game: Game) -> None:
         zones(game).extra = False

@@ -1,0 +1,78 @@
+"""Expert iteration end to end on a tiny budget: generations, export + load, value head, resume, refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from bc_env.rules import Game  # noqa: E402
+from policies import MCTSPolicy, NeuralPolicy, load  # noqa: E402
+from training.config import TrainConfigError  # noqa: E402
+from training.expert_iteration import ExItConfig, run  # noqa: E402
+from training.rundir import RunDirError  # noqa: E402
+
+CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train" / "exit-tiny.toml"
+
+
+def _cfg(tmp: Path, **changes: object) -> ExItConfig:
+    sets = [f"runs_dir={json.dumps(str(tmp))}", "sims=3", "explore_decisions=2"]
+    sets += [f"{k}={json.dumps(v)}" for k, v in changes.items()]
+    return ExItConfig.load(CONFIG).override(sets)
+
+
+def test_two_generations_resume_export_and_search(tmp_path: Path) -> None:
+    full = run(_cfg(tmp_path, name="full", generations=2))
+    assert full["generation"] == 2
+    # Stopped after generation 1, resumed to 2: the same networks as without the stop.
+    run(_cfg(tmp_path, name="split", generations=1))
+    assert (tmp_path / "split" / "generations" / "gen-1.npz").is_file()
+    assert not (tmp_path / "split" / "generations" / "gen-2.npz").exists()
+    resumed = run(_cfg(tmp_path, name="split", generations=2), resume=True)
+    assert [r["generation"] for r in resumed["chain"]] == [1, 2]
+    a = np.load(tmp_path / "full" / "policy.npz")
+    b = np.load(tmp_path / "split" / "policy.npz")
+    assert sorted(a.files) == sorted(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files)
+
+    # The export is an ordinary bot (torch-free inference) with a value head and the chain in its manifest.
+    bot = load(str(tmp_path / "split" / "policy"))
+    assert isinstance(bot, NeuralPolicy) and bot.has_value
+    chain = bot.manifest.data["training"]["generations"]
+    assert [g["generation"] for g in chain] == [1, 2] and chain[1]["parent"] == "gen-1"
+    assert chain[0]["examples"] > 0 and chain[1]["trained_on"] > chain[1]["examples"]
+    game = Game.new("core-2p", 3)
+    assert bot.act(game) in game.legal_actions()
+    assert -1.0 <= bot.value(bot.observe(game, 0)) <= 1.0
+
+    # The search runs on the network: its prior and its value head.
+    search = MCTSPolicy(seed=0, sims=6, prior=str(tmp_path / "split" / "policy"), leaf="value")
+    assert search.act(game) in game.legal_actions()
+
+    # Refusals: an existing run without --resume, a resume with other settings, a bad key.
+    with pytest.raises(RunDirError, match="exists"):
+        run(_cfg(tmp_path, name="split"))
+    with pytest.raises(RunDirError, match="seed"):
+        run(_cfg(tmp_path, name="split", seed=5, generations=3), resume=True)
+    with pytest.raises(TrainConfigError, match="unknown config key"):
+        _cfg(tmp_path, depth=3)
+    with pytest.raises(TrainConfigError, match="leaf"):
+        _cfg(tmp_path, leaf="oracle")
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from balance_control.cli import main
+
+    with pytest.raises(SystemExit) as err:
+        main(["expert-iteration", "--config", str(tmp_path / "missing.toml")])
+    assert "balance-control: error: expert-iteration config not found" in str(err.value.code)
+    with pytest.raises(SystemExit) as err:
+        main(["expert-iteration", "--config", str(CONFIG), "--set", "sims=0"])
+    assert "sims must be >= 1" in str(err.value.code)
+    with pytest.raises(SystemExit) as err:
+        runs = f"runs_dir={json.dumps(str(tmp_path))}"
+        main(["expert-iteration", "--config", str(CONFIG), "--set", runs, "--resume"])
+    assert "cannot resume" in str(err.value.code)

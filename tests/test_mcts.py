@@ -1,0 +1,91 @@
+"""The search bot (policies/mcts.py): loading with options, legality, determinism, and that it searches."""
+
+from __future__ import annotations
+
+import pytest
+
+from bc_env.rules import BalanceControlError, Game
+from policies import MCTSOptionError, MCTSPolicy, available, load
+from policies.arena import play_match
+
+
+def _decisions(bot: MCTSPolicy, config: str, seed: int, count: int) -> list[int]:
+    game = Game.new(config, seed)
+    chosen = []
+    while len(chosen) < count and not game.is_terminal():
+        a = bot.act(game)
+        assert a in game.legal_actions()
+        chosen.append(a)
+        game.apply(a)
+    return chosen
+
+
+def test_load_with_options() -> None:
+    assert "mcts" in available()
+    bot = load("mcts", seed=0)
+    assert isinstance(bot, MCTSPolicy) and bot.config.sims == 200
+    bot = load("mcts:sims=25:leaf=rollout:prior=uniform:c_puct=2", seed=0)
+    assert (bot.config.sims, bot.config.leaf, bot.config.prior, bot.config.c_puct) == (25, "rollout", "uniform", 2.0)
+    assert bot.name == "mcts:sims=25:c_puct=2:prior=uniform:leaf=rollout"
+    assert load(bot.name, seed=0).config == bot.config
+    expert = load("mcts:sims=5:prior=expert", seed=0)
+    assert _decisions(expert, "core-2p", 0, 3) == _decisions(load(expert.name, seed=0), "core-2p", 0, 3)
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("mcts:sims=0", "sims"),
+        ("mcts:sims=lots", "sims"),
+        ("mcts:depth=3", "unknown mcts option"),
+        ("mcts:leaf=oracle", "leaf"),
+        ("mcts:leaf=value", "leaf=value"),
+        ("mcts:temp=-1", "temp"),
+        ("mcts:prior=no-such-bot", "unknown policy"),
+    ],
+)
+def test_bad_options(spec: str, match: str) -> None:
+    with pytest.raises(BalanceControlError, match=match):
+        load(spec)
+    assert issubclass(MCTSOptionError, BalanceControlError)
+    with pytest.raises(MCTSOptionError, match="depth"):
+        MCTSPolicy(depth=3)
+
+
+@pytest.mark.parametrize("spec", ["mcts:sims=20", "mcts:sims=8:prior=uniform:leaf=rollout"])
+def test_deterministic_for_a_seed(spec: str) -> None:
+    first = _decisions(load(spec, seed=3), "core-2p", 1, 12)
+    assert first == _decisions(load(spec, seed=3), "core-2p", 1, 12)
+    bot = load(spec, seed=3)
+    _decisions(bot, "core-4p", 2, 6)  # several players: the search runs for whoever is to act
+    assert bot.last_simulations in (0, bot.config.sims)
+
+
+def test_visits_and_time_budget() -> None:
+    game = Game.new("core-2p", 4)
+    while len(game.legal_actions()) < 3:
+        game.apply(game.legal_actions()[0])
+    bot = MCTSPolicy(seed=0, sims=40)
+    action = bot.act(game)
+    # The first simulation expands the root; each other one visits one root action.
+    assert sum(bot.last_visits.values()) == 39 and bot.last_simulations == 40
+    assert bot.last_visits[action] == max(bot.last_visits.values())
+    assert set(bot.last_visits) <= set(game.legal_actions())
+    timed = MCTSPolicy(seed=0, sims=1_000_000, ms=30)
+    timed.act(game)
+    assert 1 <= timed.last_simulations < 1_000_000
+
+
+def test_search_beats_random() -> None:
+    """A small search wins against the random bot (it searches for the player to act, not for seat 0)."""
+    match = play_match("core-2p", ["mcts:sims=15", "random"], 2, 0, rotate_seats=True)
+    assert match.entrants[0].outright >= 1 and match.entrants[1].outright == 0
+
+
+def test_command_line_takes_search_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from balance_control.cli import main
+
+    assert main(["match", "--config", "core-2p", "--bots", "mcts:sims=3,random", "--games", "2", "--no-progress"]) == 0
+    assert "| mcts:sims=3 | 2 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="bot 'mcts:sims=x': mcts option sims must be a number"):
+        main(["match", "--config", "core-2p", "--bots", "mcts:sims=x,random", "--games", "2"])
