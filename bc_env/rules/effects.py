@@ -74,8 +74,9 @@ TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUM
 # Output stages (CORE-01-06-16 (a) 1-3, EXP-01-04-B-01..03).
 STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
 
-#: The effect kinds of Political Actions (CORE-01-04-09, EXP-01-06-01).
-POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play"))
+#: The effect kinds of Political Actions (CORE-01-04-09, EXP-01-06-01; "authority": an Authority Apparatus
+#: activation, EXP-02-05-02, RULINGS R25).
+POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play", "authority"))
 
 
 class Effect(NamedTuple):

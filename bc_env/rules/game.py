@@ -116,7 +116,7 @@ class Game:
         "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
         "m_round", "extra", "invest_cells", "eco", "expansions", "hotspot_resolvers",
-        "modifier_sources",
+        "modifier_sources", "ext",
     )  # fmt: skip
 
     # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
@@ -132,6 +132,8 @@ class Game:
     hotspot_resolvers: dict[str, HotspotResolver]
     #: The expansions that contribute modifiers besides the durations in force (effects.py step 1).
     modifier_sources: tuple[Expansion, ...]
+    #: Each expansion's per-game state by expansion name (``Expansion.new_state``).
+    ext: dict[str, Any]
     decks: tuple[str, ...]
     deck_of: list[int]
     num_players: int
@@ -195,14 +197,19 @@ class Game:
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
         if config.exp02 or config.exp03:
-            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
-            raise NotImplementedRuleError(
-                f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
-            )
+            built = {ex.name for ex in expansions_for(config)}
+            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on and n not in built]
+            if names:
+                raise NotImplementedRuleError(
+                    f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
+                )
         g = object.__new__(cls)
         g.config = config
         (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
          g.modifier_sources) = _shared(config)  # fmt: skip
+        missing = [f"{ex.name} ({ex.incomplete})" for ex in g.expansions if ex.incomplete]
+        if missing:
+            raise NotImplementedRuleError(f"{'; '.join(missing)} not implemented yet")
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -255,6 +262,11 @@ class Game:
         g.extra = False  # v1.3: the additional Political Action after PlayMeasure (EXP-01-06-05 (v1.3))
         g.invest_cells = []
         g.eco = config.resorts.index("ECO") if config.exp01 else -1
+        g.ext = {}
+        for ex in g.expansions:
+            state = ex.new_state(g)
+            if state is not None:
+                g.ext[ex.name] = state
         return g
 
     @classmethod
@@ -456,6 +468,7 @@ class Game:
         g.expansions = self.expansions
         g.hotspot_resolvers = self.hotspot_resolvers
         g.modifier_sources = self.modifier_sources
+        g.ext = {name: state.clone() for name, state in self.ext.items()}
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -820,6 +833,11 @@ class Game:
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
+        if self.active_effects or self.modifier_sources:
+            # Output modifiers of the Hotspot's Influence placement (e.g. EXP-02-02-B-02, RULINGS R29), floor 0.
+            if effects.effect_output(self, Effect("hotspot", -1, cell), 1, log=True) <= 0:
+                self.log("hotspot-output-zero", "CORE-01-06-00-02", cell=cell, player=p)
+                return
         # CORE-01-06-05/06: move one Influence from supply to the Hotspot.
         self.supply[p] -= 1
         self.on_board[p] += 1
@@ -1024,13 +1042,19 @@ class Game:
         p, cell, pay = res.owner, res.tile, res.paid
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
+        amount = 1
         if self.active_effects or self.modifier_sources:
             # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
-            self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
+            effect = self.effect_for("formalize", cell, p)
+            self._before_pay(effect, pay, rule)
+            amount = effects.effect_output(self, effect, 1, log=True)  # e.g. EXP-02-02-B-02 (RULINGS R29)
         else:
             self._pay(p, pay, rule)
         if start:
             self.start_used[p] = True  # CORE-01-08-07
+        if amount <= 0:  # an output reduced to 0: the costs are paid, nothing is created (RULINGS R29)
+            self.log("formalize", "CORE-01-04-17", player=p, cell=cell, amount=0)
+            return
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
         self.supply[p] += 1
         self.created[p] += 1
@@ -1041,17 +1065,19 @@ class Game:
         self._pop(res)
         p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
         text = self.grassroots_text(cell)
+        amount = text.gain
         if self.active_effects or self.modifier_sources:
             effect = self.effect_for("convert", cell, p)
             self._before_pay(effect, pay, "CORE-01-04-22")
             for ex in self.expansions:
                 ex.before_gain(self, res, effect)
+            amount = effects.effect_output(self, effect, amount, log=True)  # e.g. EXP-02-02-B-02 (RULINGS R29)
         else:
             self._pay(p, pay, "CORE-01-04-22")
         nr = self.num_resorts
-        self.res[p * nr + gain] += text.gain
-        self.bank[gain] -= text.gain
-        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
+        self.res[p * nr + gain] += amount
+        self.bank[gain] -= amount
+        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=amount)
         for ex in self.expansions:
             ex.execute_riders(self, res)
 
@@ -1081,6 +1107,8 @@ class Game:
         """CORE-01-07-02: "this round" ends when the Round Settlement begins (EXP-01-04-A-01..03 (v1.3))."""
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
+        for ex in self.expansions:
+            ex.settlement_start(self)  # e.g. effects "during Round Settlement" before production (RULINGS R44)
 
     def _production(self, frame: Settlement) -> bool:
         """CORE-01-07-03: Resort Production of every ResortTile from ``frame.next`` on, in ascending cell order

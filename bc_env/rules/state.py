@@ -98,6 +98,9 @@ def game_to_dict(g: Game) -> dict[str, Any]:
             "last_play_round": list(g.m_round),
             "additional_action": g.extra,
         }
+    for st in g.ext.values():  # the expansions' own state (expansions/base.py ExpansionState)
+        if st.key:
+            out[st.key] = st.to_json(g)
     return out
 
 
@@ -263,7 +266,8 @@ def game_from_dict(data: Any) -> Game:
     np_, nr = g.num_players, g.num_resorts
     if "measures" in data and not g.measures:
         raise StateError("state.measures exists only when an expansion is active")
-    _keys(data, "state", TOP_KEYS, frozenset(("measures", "stack")) if g.measures else frozenset(("stack",)))
+    ext_keys = frozenset(st.key for st in g.ext.values() if st.key)
+    _keys(data, "state", TOP_KEYS | ext_keys, frozenset(("measures", "stack")) if g.measures else frozenset(("stack",)))
 
     rng_text = _get(data, "rng", "state")
     try:
@@ -379,6 +383,9 @@ def game_from_dict(data: Any) -> Game:
     if g.measures:
         _read_measures(g, _get(data, "measures", "state"), phase)
     g.active_effects = _read_effects(g, _list(data, "active_effects", "state"))
+    for st in g.ext.values():  # the expansions' own state, after the Board and the durations
+        if st.key:
+            st.read_json(g, _get(data, st.key, "state"), f"state.{st.key}")
 
     events = _list(data, "events", "state")
     if len(events) > MAX_EVENTS:

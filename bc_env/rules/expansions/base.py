@@ -27,7 +27,7 @@ Hooks, and where the core calls them:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Block
 from ..components import TileAdder
@@ -37,6 +37,31 @@ if TYPE_CHECKING:
     from ..decisions import Resolution
     from ..effects import ActiveEffect, Effect
     from ..game import Game
+
+
+class ExpansionState:
+    """One expansion's per-game state (zones, markers, flags): ``game.ext[expansion.name]``.
+
+    Subclasses override every method; ``key`` is its top-level key in ``Game.to_dict()`` ("" = not written)."""
+
+    key: str = ""
+
+    def clone(self) -> ExpansionState:
+        """An independent copy (``Game.clone``)."""
+        raise NotImplementedError(type(self).__name__)
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        """Plain JSON."""
+        raise NotImplementedError(type(self).__name__)
+
+    def read_json(self, game: Game, data: Any, where: str) -> None:
+        """Strict: raise StateError naming ``where`` and the field on bad data."""
+        raise NotImplementedError(type(self).__name__)
+
+    def check(self, game: Game) -> list[str]:
+        """Conservation / caps problems ([] = fine); the invariant harness asserts []."""
+        return []
+
 
 #: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
 HotspotResolver = Callable[["Game", int, int], None]
@@ -51,6 +76,17 @@ class Expansion:
     hotspot_resolvers: dict[str, HotspotResolver] = {}
     #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
     action_blocks: tuple[Block, ...] = ()
+    #: What of the expansion's rules is still missing ("" = complete); ``Game.new`` refuses the configuration
+    #: with NotImplementedRuleError naming it while it is not empty.
+    incomplete: str = ""
+
+    def new_state(self, game: Game) -> ExpansionState | None:
+        """The expansion's per-game state (``game.ext[self.name]``), created once per game; None: it has none."""
+        return None
+
+    def settlement_start(self, game: Game) -> None:
+        """A Round Settlement begins ("this round" has just ended, RULINGS R35); before production. May push
+        decisions (the settlement resumes after them)."""
 
     def modifiers(self, game: Game, effect: Effect) -> Iterable[ActiveEffect]:
         """A modifier source: records that modify ``effect`` besides the durations in force (e.g. objects
@@ -106,4 +142,4 @@ class Expansion:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
 
 
-__all__ = ["Expansion", "HotspotResolver"]
+__all__ = ["Expansion", "ExpansionState", "HotspotResolver"]
