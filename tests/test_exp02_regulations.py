@@ -66,10 +66,11 @@ def test_the_exp02_measure_deck_has_fifteen_cards_three_open():
     g = new_game()
     keys = [m.key for m in g.measures]
     assert keys == [f"EXP-02-M{i:02d}" for i in range(1, 16)]  # EXP-02-03-01
-    assert len(g.m_open[0]) == 3 and len(g.m_draw[0]) == 12  # EXP-02-03-02
+    z = g.ext["measures"]
+    assert len(z.open[0]) == 3 and len(z.draw[0]) == 12  # EXP-02-03-02
     # EXP-02-07-00-01, RULINGS R20: with EXP-01 each expansion has its own zones.
     both = new_game(EXP0102_4P)
-    assert both.decks == ("EXP-01", "EXP-02") and [len(z) for z in both.m_open] == [3, 3]
+    assert both.decks == ("EXP-01", "EXP-02") and [len(z) for z in both.ext["measures"].open] == [3, 3]
     # EXP-02-03-05: no change to the Starting Influence.
     assert g.starting == Game.new(RulesConfig(players=4), 0).starting
 

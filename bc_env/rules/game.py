@@ -59,7 +59,7 @@ from .decisions import (
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
 from .expansions import Expansion, build_measures, expansions_for
-from .expansions.base import HotspotResolver
+from .expansions.base import ExpansionState, HotspotResolver
 from .expansions.measures import MeasureSpec
 from .rng import Rng
 from .topology import Topology, get_topology
@@ -114,9 +114,7 @@ class Game:
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
         "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
-        "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
-        "m_round", "extra", "invest_cells", "eco", "expansions", "hotspot_resolvers",
-        "modifier_sources", "ext",
+        "measures", "decks", "deck_of", "ext", "expansions", "hotspot_resolvers", "modifier_sources",
     )  # fmt: skip
 
     # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
@@ -132,14 +130,11 @@ class Game:
     hotspot_resolvers: dict[str, HotspotResolver]
     #: The expansions that contribute modifiers besides the durations in force (effects.py step 1).
     modifier_sources: tuple[Expansion, ...]
-    #: Each expansion's per-game state by expansion name (``Expansion.new_state``).
-    ext: dict[str, Any]
     decks: tuple[str, ...]
     deck_of: list[int]
     num_players: int
     num_resorts: int
     cap: int
-    eco: int
     # Tiles and the board (per cell unless noted; cells ascending in the derived lists).
     rng: Rng
     draw_pile: list[int]
@@ -154,7 +149,6 @@ class Game:
     committees: list[int]
     grassroots: list[int]
     resort_cells: list[int]
-    invest_cells: list[int]
     resolved: list[bool]
     # Influence and Resources (``infl``: cell * num_players + player; ``res``: player * num_resorts + resort).
     infl: list[int]
@@ -180,15 +174,9 @@ class Game:
     active_effects: list[ActiveEffect]
     _legal: list[int] | None
     _winners: list[int] | None
-    # Measure zones per deck, hands per player, counters per card (EXP-01).
-    m_draw: list[list[int]]
-    m_open: list[list[int]]
-    m_recycle: list[list[int]]
-    m_final: list[list[int]]
-    hands: list[list[int]]
-    m_count: list[int]
-    m_round: list[int]
-    extra: bool
+    #: Each active expansion's own state by expansion name (``Expansion.new_state``; e.g. ``ext["measures"]``,
+    #: the Measure zones).
+    ext: dict[str, ExpansionState]
 
     # ------------------------------------------------------------------ construction
     def __init__(self) -> None:  # use Game.new / Game.from_dict
@@ -248,20 +236,7 @@ class Game:
         g.active_effects = []
         g._legal = None
         g._winners = None
-        # Measure zones per deck (EXP-01-02-15/16, EXP-01-02-E-01 (v1.3), CORE-01-00-12, RULINGS R20); empty
-        # without expansions.
-        nd = len(g.decks)
-        g.deck_of = [g.decks.index(m.deck) for m in g.measures]
-        g.m_draw = [[] for _ in range(nd)]  # MeasureDrawPile (hidden order, top = end; RULINGS R19)
-        g.m_open = [[] for _ in range(nd)]  # OpenMeasures (ascending card id)
-        g.m_recycle = [[] for _ in range(nd)]  # MeasureRecyclePile
-        g.m_final = [[] for _ in range(nd)]  # MeasureFinalDiscard
-        g.hands = [[] for _ in range(p)]  # PlayerHand (ascending card id)
-        g.m_count = [0] * len(g.measures)  # play counters (EXP-01-06-11, -17)
-        g.m_round = [0] * p  # round of each player's last PlayMeasure (EXP-01-06-18); 0 = none
-        g.extra = False  # v1.3: the additional Political Action after PlayMeasure (EXP-01-06-05 (v1.3))
-        g.invest_cells = []
-        g.eco = config.resorts.index("ECO") if config.exp01 else -1
+        g.deck_of = [g.decks.index(m.deck) for m in g.measures]  # each card's deck (CORE-01-00-12)
         g.ext = {}
         for ex in g.expansions:
             state = ex.new_state(g)
@@ -455,20 +430,10 @@ class Game:
         g.measures = self.measures
         g.decks = self.decks
         g.deck_of = self.deck_of
-        g.m_draw = [z[:] for z in self.m_draw]
-        g.m_open = [z[:] for z in self.m_open]
-        g.m_recycle = [z[:] for z in self.m_recycle]
-        g.m_final = [z[:] for z in self.m_final]
-        g.hands = [h[:] for h in self.hands]
-        g.m_count = self.m_count[:]
-        g.m_round = self.m_round[:]
-        g.extra = self.extra
-        g.invest_cells = self.invest_cells[:]
-        g.eco = self.eco
+        g.ext = {name: state.clone() for name, state in self.ext.items()}
         g.expansions = self.expansions
         g.hotspot_resolvers = self.hotspot_resolvers
         g.modifier_sources = self.modifier_sources
-        g.ext = {name: state.clone() for name, state in self.ext.items()}
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -581,8 +546,9 @@ class Game:
         if kind == "convert":
             text = self.grassroots_text(cell)
             return Effect("convert", player, cell, _recipe_cost(text, self.num_resorts))
-        if kind in ("place", "move"):
-            # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination.
+        if kind in ("place", "move", effects.PLACE_TILE):
+            # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination; a tile
+            # placement's is the cell it goes to (RULINGS R3; the tile is ``drawn``).
             return Effect(kind, player, cell)
         for ex in self.expansions:  # an expansion's Political Action (e.g. EXP-01-06-01)
             effect = ex.effect(self, kind, cell, player, card, target)
@@ -634,6 +600,23 @@ class Game:
         if not effects.tile_sensitive(self, kind):  # the same total cost on every tile: check once
             return cells[:] if self.payment_choices(Effect(kind, player, cells[0])) else []
         return [c for c in cells if self.payment_choices(Effect(kind, player, c))]
+
+    def _tile_cells(self, player: int) -> list[int]:
+        """RULINGS R3: the cells the drawn tile may go to: empty table cells adjacent to a Board tile
+        (CORE-01-04-05, -08) whose placement cost (none in the core game; e.g. EXP-03-08-M12) ``player`` can pay."""
+        if not effects.touches(self, effects.PLACE_TILE):
+            return self.frontier[:]
+        return self._payable_cells(effects.PLACE_TILE, self.frontier, player)
+
+    def _placeable(self, player: int, tile: int) -> bool:
+        """Whether ``tile``, drawn now, would have a legal cell (RULINGS R3, R4)."""
+        if not effects.touches(self, effects.PLACE_TILE):
+            return bool(self.frontier)
+        drawn, self.drawn = self.drawn, tile
+        try:
+            return bool(self._tile_cells(player))
+        finally:
+            self.drawn = drawn
 
     def _political_options(self, p: int) -> list[int]:
         n = self.layout.n
@@ -745,7 +728,6 @@ class Game:
         """Recompute the derived board lists from ``tile_at`` (used by from_dict)."""
         self.board, self.nonstart, self.frontier = [], [], []
         self.committees, self.grassroots, self.resort_cells = [], [], []
-        self.invest_cells = []
         self.in_frontier = [False] * self.topo.num_cells
         tiles = [(c, t) for c, t in enumerate(self.tile_at) if t >= 0]
         self.tile_at = [-1] * self.topo.num_cells
@@ -767,13 +749,13 @@ class Game:
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
             self.log("draw", "CORE-01-04-04", player=p, tile=tile)
-            if self.frontier:  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
+            if self._placeable(p, tile):  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
                 self.drawn = tile
                 self.stack.append(PLACE_TILE[p])
                 return
             if self.config.tile_recycling:
                 # RULINGS R4: if no tile left could be placed, the DrawPile counts as exhausted.
-                if not self.frontier:  # no tile left in the pile could be placed
+                if not any(self._placeable(p, t) for t in pile):  # no tile left in the pile could be placed
                     pile.append(tile)  # docs/rulings.md BC-08
                     self.log("draw-pile-exhausted", "RULINGS-R4", player=p)
                     self._end_game()
@@ -785,14 +767,21 @@ class Game:
                 self.discard.append(tile)  # CORE-01-04-06
                 self.log("discard", "CORE-01-04-06", player=p, tile=tile)  # CORE-01-04-07: draw again
 
+    def _place_tile_choice(self, p: int, cell: int) -> None:
+        """Phase 1: the drawn tile goes to ``cell``; a placement cost (e.g. EXP-03-08-M12, RULINGS R54) is paid
+        through the pipeline first."""
+        if effects.touches(self, effects.PLACE_TILE):
+            self._begin_effect(p, effects.PLACE_TILE, cell)
+        else:
+            self._place_drawn_tile(cell)
+
     def _place_drawn_tile(self, cell: int) -> None:
         tile = self.drawn
         self.drawn = -1
         self._put_tile(tile, cell)
         self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
-        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved: it replaces the
-        # place_tile decision on the stack.
-        self.stack[-1] = POLITICAL[self.active]
+        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
+        self.stack.append(POLITICAL[self.active])
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
         # first, then the other closed Hotspots in ascending cell order.
         closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
@@ -988,6 +977,15 @@ class Game:
                 # Only extra costs: Move is free (CORE-01-04-12; e.g. EXP-01-06-M06-05).
                 self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
                 self._move_influence(res.owner, res.src, res.tile)
+            elif kind == effects.PLACE_TILE:
+                self._pop(res)
+                # Only extra costs: placing a tile is free (CORE-01-04-05; e.g. EXP-03-08-M12-04). Not a Political
+                # Action, so nothing "until consumed" by one is consumed.
+                if pay:
+                    self._log_surcharges(effect)
+                    effects.use_payment(self, effect, tuple(pay))
+                    self._pay(res.owner, pay, effects.surcharge_rule(self, effect))
+                self._place_drawn_tile(res.tile)
             else:  # an expansion's Political Action (e.g. TakeMeasure, PlayMeasure)
                 for ex in self.expansions:
                     if ex.execute(self, res, effect):
@@ -1019,15 +1017,18 @@ class Game:
         p = effect.actor
         if self.active_effects or self.modifier_sources:
             effects.use_payment(self, effect, tuple(pay))
-            for handler, active in effects.collect_modifiers(self, effect):
-                extra = handler.extra_cost(self, active, effect)
-                if extra:  # e.g. EXP-01-06-M06-04: the surcharge was part of this payment
-                    self.log("measure-applied", handler.rule(self, active), id=active.id, owner=active.owner,
-                             kind=effect.kind, player=p, extra=sum(s[0] for s in extra))  # fmt: skip
+            self._log_surcharges(effect)
         if pay:
             self._pay(p, pay, rule)
         if self.active_effects or self.modifier_sources:
             effects.consume(self, p)  # EXP-01-06-M06-07 / EXP-01-08-M06-07
+
+    def _log_surcharges(self, effect: Effect) -> None:
+        for handler, active in effects.collect_modifiers(self, effect):
+            extra = handler.extra_cost(self, active, effect)
+            if extra:  # e.g. EXP-01-06-M06-04: the surcharge was part of this payment
+                self.log("measure-applied", handler.rule(self, active), id=active.id, owner=active.owner,
+                         kind=effect.kind, player=effect.actor, extra=sum(s[0] for s in extra))  # fmt: skip
 
     def _pay(self, player: int, pay: list[int], rule: str) -> None:
         """Move paid Resources from the player's supply to the Bank, all at once (RULINGS R18)."""

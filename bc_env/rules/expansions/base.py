@@ -21,7 +21,11 @@ Hooks, and where the core calls them:
 * :meth:`after_gain` / :meth:`resolution_options` / :meth:`resolution_choice` / :meth:`before_gain` /
   :meth:`execute_riders` -- a ConvertResources' post-payment choices and their execution (e.g. the Investment
   Program exchange and Supplemental Budget's additional Resource);
-* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end.
+* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end;
+* :meth:`render_lines` -- the expansion's lines in the text rendering;
+* :meth:`new_state` -- the expansion's own per-game state (an :class:`ExpansionState`: zones, markers, flags),
+  kept in ``game.ext[expansion.name]``; the game clones it, writes and reads it in the JSON state under its
+  ``key``, and the invariant harness and the state reader check it (:meth:`ExpansionState.check`).
 """
 
 from __future__ import annotations
@@ -38,33 +42,35 @@ if TYPE_CHECKING:
     from ..effects import ActiveEffect, Effect
     from ..game import Game
 
+#: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
+HotspotResolver = Callable[["Game", int, int], None]
+
 
 class ExpansionState:
-    """One expansion's per-game state (zones, markers, flags): ``game.ext[expansion.name]``.
+    """One expansion's per-game state (zones, markers, flags), in ``game.ext[name]``.
 
-    Subclasses override every method; ``key`` is its top-level key in ``Game.to_dict()`` ("" = not written)."""
+    ``key`` names it in the JSON state (``Game.to_dict``; ``""``: derived from the rest of the state, e.g. rebuilt by
+    :meth:`Expansion.tile_placed` while a state is loaded, and not written)."""
 
+    __slots__ = ()
     key: str = ""
 
     def clone(self) -> ExpansionState:
         """An independent copy (``Game.clone``)."""
-        raise NotImplementedError(type(self).__name__)
+        raise NotImplementedError
 
     def to_json(self, game: Game) -> dict[str, Any]:
-        """Plain JSON."""
-        raise NotImplementedError(type(self).__name__)
+        """The state as plain JSON (written under ``key``)."""
+        return {}
 
     def read_json(self, game: Game, data: Any, where: str) -> None:
-        """Strict: raise StateError naming ``where`` and the field on bad data."""
-        raise NotImplementedError(type(self).__name__)
+        """Read the state written by :meth:`to_json`, strictly: raise ``StateError`` naming the field at ``where``.
+        Called after the board, the players and the Bank are read, before the decision stack."""
 
     def check(self, game: Game) -> list[str]:
-        """Conservation / caps problems ([] = fine); the invariant harness asserts []."""
+        """Conservation and caps of this state against the game: each problem as a sentence citing its rule
+        ([] when none). The state reader refuses a state with a problem; the invariant harness asserts none."""
         return []
-
-
-#: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
-HotspotResolver = Callable[["Game", int, int], None]
 
 
 class Expansion:
@@ -80,10 +86,6 @@ class Expansion:
     #: with NotImplementedRuleError naming it while it is not empty.
     incomplete: str = ""
 
-    def new_state(self, game: Game) -> ExpansionState | None:
-        """The expansion's per-game state (``game.ext[self.name]``), created once per game; None: it has none."""
-        return None
-
     def settlement_start(self, game: Game) -> None:
         """A Round Settlement begins ("this round" has just ended, RULINGS R35); before production. May push
         decisions (the settlement resumes after them)."""
@@ -93,6 +95,10 @@ class Expansion:
         attached to its ContextTile); each record's ``id`` names its handler in ``effects.MODIFIERS``. Only
         expansions that override this are asked (``Game.modifier_sources``)."""
         return ()
+
+    def new_state(self, game: Game) -> ExpansionState | None:
+        """This expansion's per-game state, created with the game (``game.ext[self.name]``); None: it has none."""
+        return None
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         """Declare the expansion's tiles: ``add(kind, name, **TileSpec fields)`` appends one to the catalogue
@@ -140,6 +146,10 @@ class Expansion:
 
     def turn_end(self, game: Game) -> None:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
+
+    def render_lines(self, game: Game) -> list[str]:
+        """Lines of the text rendering (``Game.render``) for this expansion's state, after the players."""
+        return []
 
 
 __all__ = ["Expansion", "ExpansionState", "HotspotResolver"]
