@@ -373,7 +373,7 @@ def _inner_order(sc: Scenario02, leader_influence: list[int]) -> None:
     sc.data["phase"] = "place_tile"
 
 
-def test_inner_order_is_decided_by_the_majority_leader_who_is_not_active():
+def test_inner_order_is_decided_by_the_majority_leader_who_is_not_active_bc40():
     sc = Scenario02()
     _inner_order(sc, [0, 0, 1, 0])
     sc.resources(2, SEC=2)
