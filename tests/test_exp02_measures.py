@@ -298,12 +298,87 @@ def test_m15_situation_assessment_discounts_the_next_placement_by_anybody_to_one
     assert events(g, "effect-consumed")[-1]["rule"] == "EXP-02-08-M15-03"
 
 
-def test_unfinished_cards_are_never_offered():
+# ---------------------------------------------------------------------------- M03, M05: windows (R30, R31)
+
+
+def _inner_order_next(sc: Scenario02, leader: int) -> None:
+    """Inner Order at 9,7 (leader's Influence) with 10,7 and 9,6 on the Board; the next drawn tile is a Committee
+    that closes it at 9,8."""
+    sc.put("8,7", "Committee")
+    sc.put("9,7", "Inner Order", influence=[int(q == leader) for q in range(4)])
+    sc.put("10,7", "Committee")
+    sc.put("9,6", "Committee")
+    sc.put("7,8", "DOM-W3")
+    sc.draws("Committee")
+
+
+def test_m03_deployment_order_moves_the_owners_next_placement_even_on_another_turn():
+    sc = Scenario02()
+    _inner_order_next(sc, leader=0)
+    sc.hand(0, "EXP-02-M03")
+    sc.resources(0, SEC=3)
+    g = sc.game()
+    act(g, "play EXP-02-M03")
+    window = [a for a in g.active_effects if a.id == "EXP-02-M03"]
+    assert window and window[0].until == "end_of_player_turn"
+    act(g, "place-tile 9,8")  # player 1 closes Inner Order; player 0 leads it (R23)
+    assert g.current_player == 0
+    act(g, "place-regulation", "security-level 8,7")
+    # RULINGS R31: at once a free move of that Regulation, chosen by the owner
+    assert g.current_player == 0 and g.phase_name == "regulation-move-to"
+    assert "security-level 8,7" not in legal(g)
+    act(g, "security-level 7,8")
+    assert regs(g) == {"7,8": [1, 0, 0, 0]} and res(g, 0)["SEC"] == 0  # card 1 + placement 2
+    assert not [a for a in g.active_effects if a.id == "EXP-02-M03"]  # consumed
+    assert g.current_player == 1 and g.phase_name == "political"
+
+
+def test_m03_window_lapses_after_the_owners_next_turn():
     sc = _board(Scenario02())
-    sc.hand(0, "EXP-02-M03", "EXP-02-M05")
+    sc.hand(0, "EXP-02-M03")
+    sc.resources(0, SEC=1)
+    g = sc.game()
+    act(g, "play EXP-02-M03")
+    while not (g.active == 0 and g.phase_name == "place_tile"):
+        act(g, legal(g)[0])
+    assert [a for a in g.active_effects if a.id == "EXP-02-M03"]  # through the owner's next turn
+    while g.active == 0:
+        act(g, legal(g)[0])
+    assert not [a for a in g.active_effects if a.id == "EXP-02-M03"]
+
+
+def test_m05_competence_conflict_places_administration_on_aa_after_the_owners_activation_r30():
+    sc = _board(Scenario02())
+    sc.put("8,6", "Authority Apparatus")
+    sc.reg("8,7", "control")
+    sc.hand(0, "EXP-02-M05")
     sc.resources(0, SEC=3, DOM=1)
     g = sc.game()
-    assert not [a for a in legal(g) if a.startswith("play ")]
+    act(g, "play EXP-02-M05")
+    while not (g.active == 0 and g.phase_name == "political"):
+        act(g, legal(g)[0])
+    act(g, "remove-regulation", "control 8,7")
+    # RULINGS R30: Administration onto AA (despite EXP-02-02-B-06), paying 2 SEC
+    assert regs(g) == {"8,6": [0, 0, 1, 0]} and res(g, 0)["SEC"] == 0
+    assert g.ext["EXP-02"].check(g) == []
+    # afterwards AA activations cost +1 (B-05); that Administration moves only to tiles that produce or convert
+    data = g.to_dict()
+    with incomplete_ok():
+        assert Game.from_dict(data).to_dict() == data
+
+
+def test_m05_competence_conflict_places_nothing_when_its_owner_cannot_pay():
+    sc = _board(Scenario02())
+    sc.put("8,6", "Authority Apparatus")
+    sc.reg("8,7", "control")
+    sc.hand(0, "EXP-02-M05")
+    sc.resources(0, SEC=2, DOM=1)
+    g = sc.game()
+    act(g, "play EXP-02-M05")
+    while not (g.active == 0 and g.phase_name == "political"):
+        act(g, legal(g)[0])
+    act(g, "remove-regulation", "control 8,7")
+    assert regs(g) == {} and events(g, "regulation-not-placed")  # the activation stands
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -312,3 +387,22 @@ def test_exp01_and_exp02_decks_play_side_by_side(seed):
     assert g.decks == ("EXP-01", "EXP-02")
     with incomplete_ok():
         assert Game.from_dict(g.to_dict()).to_dict() == g.to_dict()
+
+
+def test_m12_placement_at_the_settlement_triggers_deployment_order_and_the_settlement_resumes():
+    sc = _board(Scenario02())
+    sc.hand(0, "EXP-02-M12")
+    sc.resources(0, SEC=4)
+    sc.effect("EXP-02-M03", 0, "end_of_player_turn", player=0, turn=3)  # played earlier this turn
+    sc.at(player=0, turns_in_round=3, start_player=1)  # player 0 takes the round's last turn
+    g = sc.game()
+    act(g, "play EXP-02-M12", "blockade 9,7")
+    # the settlement starts: Loss of Control places, Deployment Order asks its owner for the move (R31, R44)
+    assert g.phase_name == "regulation-move-to" and g.current_player == 0
+    data = g.to_dict()
+    assert [f["frame"] for f in data["stack"]][-2:] == ["settlement-regulations", "regulation"]
+    with incomplete_ok():
+        h = Game.from_dict(data)
+    assert h.to_dict() == data
+    act(h, "blockade 8,7")
+    assert regs(h) == {"8,7": [0, 0, 0, 1]} and h.round == 2 and h.phase_name == "place_tile"

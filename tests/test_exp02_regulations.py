@@ -38,7 +38,7 @@ def cell(game: Game, text: str) -> int:
 
 
 def test_game_new_refuses_exp02_while_rules_are_missing_and_names_them():
-    with pytest.raises(NotImplementedRuleError, match="EXP-02 .*Deployment Order.*not implemented yet"):
+    with pytest.raises(NotImplementedRuleError, match="EXP-02 .*cost_regulations_tax_production.*not implemented yet"):
         Game.new(EXP02_4P, 0)
 
 

@@ -225,7 +225,13 @@ def game_from_dict(data: Any) -> Game:
     n_tiles = len(cat)
     max_round = (n_tiles - 1) // np_ + 2
     g.round = _int(data, "round", "state", 1, max_round)
-    g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_ - 1)
+    # A Round Settlement paused for a decision (an expansion's, e.g. RULINGS R44 with R31) follows the round's last
+    # turn: all turns are counted and the last player is still the active one.
+    raw_stack = data.get("stack")
+    settling = isinstance(raw_stack, list) and any(
+        isinstance(f, dict) and f.get("frame") == "settlement" for f in raw_stack
+    )
+    g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_ if settling else np_ - 1)
     g.turn = _int(data, "turn", "state", 0, n_tiles - 1)
     g.start_player = _int(data, "start_player", "state", 0, np_ - 1)
     g.active = _int(data, "active", "state", 0, np_ - 1)
@@ -237,7 +243,7 @@ def game_from_dict(data: Any) -> Game:
             f"state.turn = {g.turn} does not match round {g.round} and turns_in_round {g.turns_in_round} "
             f"with {np_} players (CORE-01-07-01)"
         )
-    if g.active != (g.start_player + g.turns_in_round) % np_:
+    if g.active != (g.start_player + g.turns_in_round - (g.turns_in_round == np_)) % np_:
         raise StateError(
             f"state.active = {g.active} is not the player whose turn it is after {g.turns_in_round} turn(s) of this "
             f"round from start player {g.start_player} (RULINGS R6)"

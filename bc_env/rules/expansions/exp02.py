@@ -39,6 +39,7 @@ from ..decisions import Frame, register_frame
 from ..effects import (
     ALL_MASK,
     ANY,
+    END_OF_PLAYER_TURN,
     END_OF_ROUND,
     END_OF_SETTLEMENT,
     FREE,
@@ -276,11 +277,28 @@ def consume_discount(game: Game) -> None:
 
 
 def attach(game: Game, t: int, cell: int, player: int, rule: str) -> None:
-    """EXP-02-04-A-05: a Regulation from the RegulationSupply to BoardAttached on ``cell``."""
+    """EXP-02-04-A-05: a Regulation from the RegulationSupply to BoardAttached on ``cell``; then Deployment Order's
+    free move if the placer has one in force (EXP-02-08-M03-03, RULINGS R31)."""
     st = state(game)
     st.attach(cell, t)
     st.placed += 1
     game.log("regulation-placed", rule, player=player, type=TYPE_NAMES[t], cell=cell)
+    i = _window(game, "EXP-02-M03", player)
+    if i >= 0:
+        # RULINGS R31: consumed by the owner's first placement in the window; the move is mandatory where a legal
+        # destination exists (and the Regulation may be moved: Surveillance, R47), chosen by the owner (R23).
+        active = game.active_effects.pop(i)
+        game.log("effect-consumed", "EXP-02-08-M03-03", id=active.id, owner=active.owner)
+        if not protected(game, cell) and any(attachable(game, t, d) for d in game.nonstart if d != cell):
+            game.stack.append(RegulationChoice(player, MOVE_TO, "EXP-02-08-M03-03", t, cell))
+
+
+def _window(game: Game, key: str, player: int) -> int:
+    """The index of ``player``'s "this turn" window of card ``key`` in force (RULINGS R31), or -1."""
+    for i, a in enumerate(game.active_effects):
+        if a.id == key and a.owner == player:
+            return i
+    return -1
 
 
 def _left_tile(game: Game, t: int, cell: int) -> None:
@@ -519,6 +537,46 @@ class RegulationChoice(Frame):
         return RegulationChoice(owner, m, rule, TYPE_NAMES.index(rtype) if rtype is not None else -1, src)
 
 
+@register_frame
+class CompetenceConflict(Frame):
+    """EXP-02-08-M05-03, RULINGS R30: after its owner's AA activation has resolved, an Administration onto the
+    Authority Apparatus (the card overrides EXP-02-02-B-06), paying the normal placement cost (EXP-02-04-A-06;
+    Situation Assessment applies, R45); if the owner cannot pay, nothing is placed and the activation stands."""
+
+    __slots__ = ()
+    name = "competence-conflict"
+
+    def __init__(self, owner: int) -> None:
+        self.owner = owner
+
+    def run(self, game: Game) -> None:
+        game.stack.pop()
+        p, aa = self.owner, state(game).aa
+        cost = placement_cost(game)[0][0]
+        sec = sec_of(game)
+        if game.res[p * game.num_resorts + sec] < cost:
+            game.log("regulation-not-placed", "EXP-02-04-A-04", player=p, cell=aa, type=TYPE_NAMES[ADMINISTRATION])
+            return
+        game._pay(p, [sec] * cost, "EXP-02-04-A-01")
+        consume_discount(game)
+        attach(game, ADMINISTRATION, aa, p, "EXP-02-08-M05-03")
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": None, "procedure": self.name, "owner": self.owner}
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        owner = data.get("owner")
+        if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < game.num_players:
+            raise StateError(f"{where}.owner must be a player, got {owner!r}")
+        if state(game).aa < 0:
+            raise StateError(f"{where}: no Authority Apparatus on the Board")
+        return CompetenceConflict(owner)
+
+
 def _pay_option(game: Game, res: Resolution, effect: Effect, rule: str) -> None:
     """Pay an Inner Order option (not a Political Action, so nothing is consumed, RULINGS R28/R42)."""
     p = res.owner
@@ -683,8 +741,14 @@ class _Marker(Modifier):
         return self._rule
 
 
+class _Window(_Marker):
+    data_keys = frozenset(("player", "turn"))
+
+
 MODIFIERS.update(
     {
+        "EXP-02-M03": _Window("EXP-02-08-M03-03"),
+        "EXP-02-M05": _Window("EXP-02-08-M05-03"),
         "EXP-02-M06": OrderPartnership(),
         "EXP-02-M08": _Marker("EXP-02-08-M08-03"),
         "EXP-02-M09": ParliamentaryOversight(),
@@ -710,6 +774,15 @@ def _m02(game: Game, player: int, card: int, tile: int, target: int) -> None:
     consume_discount(game)
     attach(game, BLOCKADE, tile, player, "EXP-02-08-M02-03")
     return None
+
+
+def _window_card(key: str) -> Any:
+    def resolve(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+        # RULINGS R31: "this turn" = from play to the end of the owner's next turn, consumed by its trigger.
+        data = (("player", player), ("turn", game.turn))
+        return ActiveEffect(key, player, END_OF_PLAYER_TURN, game.round, data)
+
+    return resolve
 
 
 def _m04(game: Game, player: int, card: int, tile: int, target: int) -> None:
@@ -756,7 +829,9 @@ RESOLVERS.update(
     {
         "EXP-02-M01": _m01,
         "EXP-02-M02": _m02,
+        "EXP-02-M03": _window_card("EXP-02-M03"),
         "EXP-02-M04": _m04,
+        "EXP-02-M05": _window_card("EXP-02-M05"),
         "EXP-02-M06": _this_round("EXP-02-M06"),
         "EXP-02-M07": _m07,
         "EXP-02-M08": _m08,
@@ -779,11 +854,6 @@ PLAYABLE.update(
 )
 DECKS[DECK] = build_deck
 
-#: The cards whose effect is not implemented yet (their PlayMeasure is never offered until they are).
-UNFINISHED_CARDS = frozenset(("EXP-02-M03", "EXP-02-M05"))
-for _key in UNFINISHED_CARDS:
-    PLAYABLE[_key] = lambda game, p: False
-
 
 # ---------------------------------------------------------------------------- the expansion
 
@@ -801,8 +871,8 @@ class Exp02(Expansion):
         *(Block(name, CELL) for name in TYPE_NAMES),
     )
     incomplete = (
-        "Deployment Order (EXP-02-08-M03), Competence Conflict (EXP-02-08-M05), the option "
-        "cost_regulations_tax_production (RULINGS R28), presets, observation encoder and rendering of Regulations"
+        "the option cost_regulations_tax_production (RULINGS R28), presets, observation encoder and rendering "
+        "of Regulations"
     )
 
     def __init__(self) -> None:
@@ -878,6 +948,11 @@ class Exp02(Expansion):
             game._before_pay(effect, res.paid, effects.surcharge_rule(game, effect))
             game.log("authority-apparatus", "EXP-02-05-02", player=res.owner, cell=res.tile,
                      option="move" if res.src == PICK_MOVE else "remove")  # fmt: skip
+            i = _window(game, "EXP-02-M05", res.owner)
+            if i >= 0:  # RULINGS R30/R31: the owner's first AA activation in the window; after it resolves
+                active = game.active_effects.pop(i)
+                game.log("effect-consumed", "EXP-02-08-M05-03", id=active.id, owner=active.owner)
+                game.stack.append(CompetenceConflict(res.owner))
             game.stack.append(RegulationChoice(res.owner, res.src, "EXP-02-05-02"))
             return True
         if kind in IO_KINDS:
@@ -892,21 +967,70 @@ class Exp02(Expansion):
     def settlement_start(self, game: Game) -> None:
         """RULINGS R44: De-escalation and Loss of Control execute at the start of the Round Settlement, before
         production, in play order ("this round" cards have ended, R35)."""
-        for active in list(game.active_effects):
-            if active.id == "EXP-02-M08":
-                cell = active.get("cell")
-                v = state(game).on.get(cell)
-                for t in range(4):
-                    for _ in range(v[t] if v else 0):
-                        detach(game, t, cell, active.owner, "EXP-02-08-M08-03")  # EXP-02-08-M08-03
-            elif active.id == "EXP-02-M12":
-                p, cell, t = active.owner, active.get("cell"), active.get("type")
-                sec = sec_of(game)
-                if game.res[p * game.num_resorts + sec] >= PLACEMENT_SEC:  # EXP-02-08-M12-03: pay placement cost
-                    game._pay(p, [sec] * PLACEMENT_SEC, "EXP-02-04-A-01")
-                    attach(game, t, cell, p, "EXP-02-08-M12-03")
-                else:  # EXP-02-04-A-04: placement fails
-                    game.log("regulation-not-placed", "EXP-02-04-A-04", player=p, cell=cell, type=TYPE_NAMES[t])
+        todo = [i for i, a in enumerate(game.active_effects) if a.id in ("EXP-02-M08", "EXP-02-M12")]
+        if todo:
+            game.stack.append(SettlementRegulations(len(todo)))
+
+
+@register_frame
+class SettlementRegulations(Frame):
+    """RULINGS R44: the De-escalation and Loss of Control effects in force, one at a time in play order, at the
+    start of the Round Settlement; resumes after a decision one of them asks for (Deployment Order's move, R31).
+    ``left``: how many of them (the last ones of ``game.active_effects`` with those ids) are still to execute."""
+
+    __slots__ = ("left",)
+    name = "settlement-regulations"
+
+    def __init__(self, left: int) -> None:
+        self.owner = -1
+        self.left = left
+
+    def copy(self) -> Frame:
+        return SettlementRegulations(self.left)
+
+    def run(self, game: Game) -> None:
+        stack = game.stack
+        depth = len(stack)
+        while self.left:
+            pending = [a for a in game.active_effects if a.id in ("EXP-02-M08", "EXP-02-M12")]
+            active = pending[len(pending) - self.left]
+            self.left -= 1
+            _settlement_effect(game, active)
+            if len(stack) != depth:
+                return
+        stack.pop()
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": None, "procedure": self.name, "left": self.left}
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "left": self.left}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        n = sum(1 for a in game.active_effects if a.id in ("EXP-02-M08", "EXP-02-M12"))
+        left = data.get("left")
+        if isinstance(left, bool) or not isinstance(left, int) or not 0 <= left <= n:
+            raise StateError(f"{where}.left must be an integer 0..{n}, got {left!r}")
+        return SettlementRegulations(left)
+
+
+def _settlement_effect(game: Game, active: ActiveEffect) -> None:
+    if active.id == "EXP-02-M08":
+        cell = active.get("cell")
+        v = state(game).on.get(cell)
+        counts = v[:] if v else [0, 0, 0, 0]
+        for t in range(4):
+            for _ in range(counts[t]):
+                detach(game, t, cell, active.owner, "EXP-02-08-M08-03")  # EXP-02-08-M08-03
+        return
+    p, cell, t = active.owner, active.get("cell"), active.get("type")
+    sec = sec_of(game)
+    if game.res[p * game.num_resorts + sec] >= PLACEMENT_SEC:  # EXP-02-08-M12-03: pay the placement cost then
+        game._pay(p, [sec] * PLACEMENT_SEC, "EXP-02-04-A-01")
+        attach(game, t, cell, p, "EXP-02-08-M12-03")
+    else:  # EXP-02-04-A-04: placement fails
+        game.log("regulation-not-placed", "EXP-02-04-A-04", player=p, cell=cell, type=TYPE_NAMES[t])
 
 
 __all__ = ["Exp02", "Regulations", "RegulationChoice", "attachable", "movable", "removable"]
