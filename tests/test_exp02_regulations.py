@@ -38,7 +38,7 @@ def cell(game: Game, text: str) -> int:
 
 
 def test_game_new_refuses_exp02_while_rules_are_missing_and_names_them():
-    with pytest.raises(NotImplementedRuleError, match="EXP-02 .*cost_regulations_tax_production.*not implemented yet"):
+    with pytest.raises(NotImplementedRuleError, match="EXP-02 .*presets.*not implemented yet"):
         Game.new(EXP02_4P, 0)
 
 
@@ -474,3 +474,34 @@ def test_random_games_conserve_regulations_and_round_trip(config):
             if n % 25 == 0:
                 with incomplete_ok():
                     assert Game.from_dict(g.to_dict()).legal_actions() == g.legal_actions()
+
+
+# ---------------------------------------------------------------------------- RULINGS R28's option
+
+
+@pytest.mark.parametrize("choice", ["pay DOM", "decline"])
+def test_option_cost_regulations_tax_production_bc42(choice):
+    config = RulesConfig(players=4, exp02=True, cost_regulations_tax_production=True)
+    sc = Scenario02(config)
+    _board(sc, [0, 0, 1, 0])
+    sc.reg("7,8", "administration")
+    sc.at(player=3, turns_in_round=3)
+    g = sc.game()
+    act(g, "place 8,7")  # the round's last Political Action: the Round Settlement follows
+    # player 2 received 3 DOM and now pays the surcharge (1 Resource of any resort) or returns the share
+    assert g.phase_name == "production-tax" and g.current_player == 2
+    assert legal(g) == ["pay DOM", "decline"]
+    data = g.to_dict()
+    with incomplete_ok():
+        assert Game.from_dict(data).to_dict() == data
+    act(g, choice)
+    assert res(g, 2)["DOM"] == (2 if choice == "pay DOM" else 0)
+    assert g.phase_name == "place_tile" and g.round == 2
+    # without the option (the default) production is never surcharged (RULINGS R28)
+    plain = Scenario02()
+    _board(plain, [0, 0, 1, 0])
+    plain.reg("7,8", "administration")
+    plain.at(player=3, turns_in_round=3)
+    h = plain.game()
+    act(h, "place 8,7")
+    assert res(h, 2)["DOM"] == 3

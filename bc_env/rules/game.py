@@ -1152,6 +1152,9 @@ class Game:
             self.noise[r] += rest
             self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
                      resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+            if modified:
+                for ex in self.expansions:
+                    ex.after_production(self, cell, leaders, share)  # e.g. RULINGS R28's option (EXP-02)
             if len(stack) != depth:
                 return False
         return True

@@ -86,6 +86,10 @@ class Expansion:
     #: with NotImplementedRuleError naming it while it is not empty.
     incomplete: str = ""
 
+    def after_production(self, game: Game, cell: int, players: list[int], share: int) -> None:
+        """A ResortTile at ``cell`` has just produced ``share`` Resources for each of ``players`` (CORE-01-06-11/14);
+        may push decisions (the settlement resumes at the next ResortTile after them)."""
+
     def settlement_start(self, game: Game) -> None:
         """A Round Settlement begins ("this round" has just ended, RULINGS R35); before production. May push
         decisions (the settlement resumes after them)."""

@@ -538,6 +538,97 @@ class RegulationChoice(Frame):
 
 
 @register_frame
+class ProductionTax(Frame):
+    """RULINGS R28's option, docs/rulings.md BC-42: a recipient of a surcharged production pays ``count`` Resources
+    of any resort (one ``pay`` decision per Resource where there is a choice, BC-05; the share just received may
+    pay) or declines and returns its ``share`` to the Bank (the production yields nothing for it)."""
+
+    __slots__ = ("cell", "resort", "share", "count", "paid")
+    kind = "production-tax"
+    name = "production-tax"
+
+    def __init__(self, owner: int, cell: int, resort: int, share: int, count: int, paid: list[int] | None = None):
+        self.owner = owner
+        self.cell = cell
+        self.resort = resort
+        self.share = share
+        self.count = count
+        self.paid = paid or []
+
+    def copy(self) -> Frame:
+        return ProductionTax(self.owner, self.cell, self.resort, self.share, self.count, self.paid[:])
+
+    def _options(self, game: Game) -> list[tuple[int, ...]]:
+        return effects.affordable(((self.count, ANY, ALL_MASK),), game.resources_of(self.owner))
+
+    def legal(self, game: Game) -> list[int]:
+        lay = game.layout
+        out = [lay.pay + r for r in effects.next_choices(self._options(game), self.paid)]
+        if not self.paid:
+            out.append(lay.decline)
+        return out
+
+    def choose(self, game: Game, action: int) -> None:
+        lay = game.layout
+        p = self.owner
+        if action == lay.decline:
+            game.stack.pop()
+            game.res[p * game.num_resorts + self.resort] -= self.share
+            game.bank[self.resort] += self.share
+            game.log("production-tax-declined", "RULINGS-R28", player=p, cell=self.cell, returned=self.share)
+            return
+        self.paid.append(action - lay.pay)
+        options = self._options(game)
+        while True:  # BC-05: take a determined next Resource without asking
+            nxt = effects.next_choices(options, self.paid)
+            if len(nxt) != 1:
+                break
+            self.paid.append(nxt[0])
+        if not effects.next_choices(options, self.paid):
+            game.stack.pop()
+            game._pay(p, self.paid, "RULINGS-R28")
+            game.log("production-tax", "RULINGS-R28", player=p, cell=self.cell, extra=self.count)
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": self.kind, "owner": self.owner, "cell": self.cell, "share": self.share, "count": self.count,
+                "paid": list(self.paid)}  # fmt: skip
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner, "tile": game.topo.label(self.cell),
+                "resort": game.config.resorts[self.resort], "share": self.share, "count": self.count,
+                "paid": [game.config.resorts[r] for r in self.paid]}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        owner = data.get("owner")
+        if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < game.num_players:
+            raise StateError(f"{where}.owner must be a player, got {owner!r}")
+        text = data.get("tile")
+        try:
+            cell = game.topo.parse(text) if isinstance(text, str) else -1
+        except ValueError:
+            cell = -1
+        if cell < 0 or cell not in game.resort_cells:
+            raise StateError(f"{where}.tile must be a ResortTile on the Board, got {text!r}")
+        resorts = game.config.resorts
+        resort = data.get("resort")
+        if resort not in resorts:
+            raise StateError(f"{where}.resort must be one of {', '.join(resorts)}, got {resort!r}")
+        for key in ("share", "count"):
+            v = data.get(key)
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 64:
+                raise StateError(f"{where}.{key} must be an integer 1..64, got {v!r}")
+        paid = data.get("paid")
+        if not isinstance(paid, list) or any(r not in resorts for r in paid) or len(paid) >= data["count"]:
+            raise StateError(f"{where}.paid must be a list of fewer than count resorts")
+        frame = ProductionTax(owner, cell, resorts.index(resort), data["share"], data["count"],
+                              [resorts.index(r) for r in paid])  # fmt: skip
+        if not frame.legal(game):
+            raise StateError(f"{where}: the payment so far cannot be completed")
+        return frame
+
+
+@register_frame
 class CompetenceConflict(Frame):
     """EXP-02-08-M05-03, RULINGS R30: after its owner's AA activation has resolved, an Administration onto the
     Authority Apparatus (the card overrides EXP-02-02-B-06), paying the normal placement cost (EXP-02-04-A-06;
@@ -870,10 +961,7 @@ class Exp02(Expansion):
         Block("remove-regulation", NONE),
         *(Block(name, CELL) for name in TYPE_NAMES),
     )
-    incomplete = (
-        "the option cost_regulations_tax_production (RULINGS R28), presets, observation encoder and rendering "
-        "of Regulations"
-    )
+    incomplete = "presets, observation encoder, rendering of Regulations (env), perft fixtures, bots"
 
     def __init__(self) -> None:
         self.hotspot_resolvers = {INNER_ORDER: _resolve_inner_order}
@@ -963,6 +1051,20 @@ class Exp02(Expansion):
             game.stack.append(RegulationChoice(res.owner, PLACE if kind == "io-place" else PICK_MOVE, "EXP-02-02-G-04"))
             return True
         return False
+
+    def after_production(self, game: Game, cell: int, players: list[int], share: int) -> None:
+        """RULINGS R28 option ``cost_regulations_tax_production`` (docs/rulings.md BC-42): each recipient of a
+        production on a tile with Control / Administration pays the surcharge (1 Resource of any resort each) or
+        returns its share, in seat order."""
+        if not game.config.cost_regulations_tax_production or share <= 0:
+            return
+        counts = state(game).on.get(cell)
+        k = counts[CONTROL] + counts[ADMINISTRATION] if counts else 0
+        if not k:
+            return
+        resort = game.catalogue[game.tile_at[cell]].resort
+        for q in reversed(players):  # the first recipient decides first (top of the stack)
+            game.stack.append(ProductionTax(q, cell, resort, share, k))
 
     def settlement_start(self, game: Game) -> None:
         """RULINGS R44: De-escalation and Loss of Control execute at the start of the Round Settlement, before
