@@ -264,9 +264,10 @@ def touches(game: Game, kind: str) -> bool:
 
 def tile_sensitive(game: Game, kind: str) -> bool:
     """Whether any active modifier of effects of ``kind`` depends on the ContextTile (modifier sources, such as
-    objects attached to tiles, always may)."""
-    if game.modifier_sources:
-        return True
+    objects attached to tiles, may: each source says whether it does now, ``Expansion.tile_sensitive``)."""
+    for source in game.modifier_sources:
+        if source.tile_sensitive(game, kind):
+            return True
     for active in game.active_effects:
         handler = MODIFIERS.get(active.id)
         if handler is not None and handler.tile_sensitive and kind in handler.kinds:

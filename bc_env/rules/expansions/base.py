@@ -104,6 +104,11 @@ class Expansion:
         """This expansion's per-game state, created with the game (``game.ext[self.name]``); None: it has none."""
         return None
 
+    def tile_sensitive(self, game: Game, kind: str) -> bool:
+        """Whether, as a modifier source, it may now give different records for effects of ``kind`` on different
+        ContextTiles (default: yes); False lets the legal-action generation check one tile for all."""
+        return True
+
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         """Declare the expansion's tiles: ``add(kind, name, **TileSpec fields)`` appends one to the catalogue
         after the core tiles (tile ids are part of the state schema, so the order is fixed)."""

@@ -997,6 +997,11 @@ class Exp02(Expansion):
             out.append(ActiveEffect("EXP-02-PLACEMENT", -1, PERMANENT, 0))
         return out
 
+    def tile_sensitive(self, game: Game, kind: str) -> bool:
+        """Only attached Regulations depend on the ContextTile (the placement-cost record of Threat Situation /
+        Emergency Decree is the same for every target)."""
+        return bool(state(game).on)
+
     # -- Authority Apparatus (EXP-02-05, RULINGS R25)
     def political_options(self, game: Game, player: int, out: list[int]) -> None:
         aa = state(game).aa
