@@ -505,3 +505,51 @@ def test_option_cost_regulations_tax_production_bc42(choice):
     h = plain.game()
     act(h, "place 8,7")
     assert res(h, 2)["DOM"] == 3
+
+
+# ---------------------------------------------------------------------------- rendering and encoding
+
+
+def test_text_rendering_lists_regulations_and_exp02_effects():
+    sc = Scenario02()
+    _board(sc)
+    sc.reg("8,7", "control", 2)
+    sc.reg("7,8", "security-level")
+    sc.effect("EXP-02-M10", 1, "end_of_round")
+    text = sc.game().render()
+    assert "regulations: 8,7 controlx2; 7,8 security-level  (placed 3, returned 0)" in text  # cell order
+    assert "EXP-02 in force: State of Exception (P1)" in text
+
+
+def test_the_encoder_shows_regulations_and_keeps_incremental_equal_to_fresh():
+    from bc_env.encoding import Encoder, encoder_version
+
+    assert encoder_version(EXP02_4P) == "2+EXP-02.1"
+    enc = Encoder(EXP02_4P)
+    plain_core = Encoder(RulesConfig(players=4))
+    assert plain_core.size_total < enc.size_total
+    sc = Scenario02()
+    _board(sc)
+    sc.reg("8,7", "control", 2)
+    sc.effect("EXP-02-M13", 1, "end_of_round", cell=cell(sc.game(), "8,7"))
+    g = sc.game()
+    views = enc.views(enc.encode(g, 0))
+    assert views["regulations"][1].reshape(-1)[cell(g, "8,7")] == 0.5  # 2 of 4
+    assert views["regulation_marks"][0].reshape(-1)[cell(g, "8,7")] == 1.0  # Surveillance
+    rng = random.Random(3)
+    g = new_game(EXP02_4P, 3)
+    sec = g.config.resorts.index("SEC")
+    for p in range(4):
+        g.res[p * g.num_resorts + sec] += 6
+        g.bank[sec] -= 6
+    steps = 0
+    while not g.is_terminal():
+        legal_ = g.legal_actions()
+        pref = [a for a in legal_ if a >= g.layout.take]
+        g.apply(rng.choice(pref if pref and rng.random() < 0.8 else legal_))
+        steps += 1
+        if steps % 9 == 0:
+            for observer in (0, 2):
+                v = enc.encode(g, observer)
+                assert v.min() >= 0.0 and v.max() <= 1.0
+                assert (v == Encoder(EXP02_4P).encode(g, observer)).all()  # incremental == rebuilt

@@ -1002,6 +1002,21 @@ class Exp02(Expansion):
         Emergency Decree is the same for every target)."""
         return bool(state(game).on)
 
+    def render_lines(self, game: Game) -> list[str]:
+        """The Regulations per tile and type, and the EXP-02 durations in force, for the text rendering."""
+        st = state(game)
+        label = game.topo.label
+        parts = [
+            f"{label(c)} " + " ".join(f"{TYPE_NAMES[t]}x{n}" if n > 1 else TYPE_NAMES[t] for t, n in enumerate(v) if n)
+            for c, v in sorted(st.on.items())
+        ]
+        lines = [f"regulations: {'; '.join(parts) or '-'}  (placed {st.placed}, returned {st.returned})"]
+        names = {m.key: m.name for m in game.measures}
+        active = [f"{names.get(a.id, a.id)} (P{a.owner})" for a in game.active_effects if a.id.startswith("EXP-02-")]
+        if active:
+            lines.append(f"  EXP-02 in force: {', '.join(active)}")
+        return lines
+
     # -- Authority Apparatus (EXP-02-05, RULINGS R25)
     def political_options(self, game: Game, player: int, out: list[int]) -> None:
         aa = state(game).aa
