@@ -12,14 +12,14 @@ from typing import Any
 from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
-from .decisions import FRAME_TYPES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
+from .decisions import FRAME_TYPES, PHASE_NAMES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
 from .effects import PLACE_TILE as PLACE_TILE_EFFECT
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
 from .expansions.measure_system import Target, play_targets, zones
 from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
-from .game import PHASE_NAMES, Game
+from .game import Game
 from .jsonread import get as _get
 from .jsonread import get_bool as _bool
 from .jsonread import get_int as _int
