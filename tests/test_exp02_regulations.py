@@ -37,8 +37,14 @@ def cell(game: Game, text: str) -> int:
 # ---------------------------------------------------------------------------- setup (EXP-02-00, -01, -03)
 
 
-def test_game_new_refuses_exp02_while_rules_are_missing_and_names_them():
-    with pytest.raises(NotImplementedRuleError, match="EXP-02 .*presets.*not implemented yet"):
+def test_exp02_presets_build_and_an_incomplete_expansion_is_refused(monkeypatch):
+    for name, players, exp01 in (("exp02-2p", 2, False), ("exp02-4p", 4, False), ("exp02-6p", 6, False),
+                                 ("exp0102-4p", 4, True)):  # fmt: skip
+        g = Game.new(name, 0)
+        assert g.num_players == players and g.config.exp02 and g.config.exp01 == exp01
+    # the mechanism that refused EXP-02 until every rule was in (Expansion.incomplete)
+    monkeypatch.setattr(exp02.Exp02, "incomplete", "Inner Order")
+    with pytest.raises(NotImplementedRuleError, match="EXP-02 .Inner Order. not implemented yet"):
         Game.new(EXP02_4P, 0)
 
 

@@ -114,7 +114,7 @@ _NO_BOARD_CHANGE = frozenset(
      "inner-order-declined", "production-tax", "production-tax-declined")
 )  # fmt: skip
 # Events that mark a Hotspot resolved without moving Influence (v1.3 Labor Market, EXP-01-02-C-03..07).
-_RESOLVES_ONLY = frozenset(("labor-market", "labor-market-capped"))
+_RESOLVES_ONLY = frozenset(("labor-market", "labor-market-capped", "inner-order", "hotspot-output-zero"))
 
 
 def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:

@@ -961,7 +961,6 @@ class Exp02(Expansion):
         Block("remove-regulation", NONE),
         *(Block(name, CELL) for name in TYPE_NAMES),
     )
-    incomplete = "presets, observation encoder, rendering of Regulations (env), perft fixtures, bots"
 
     def __init__(self) -> None:
         self.hotspot_resolvers = {INNER_ORDER: _resolve_inner_order}
