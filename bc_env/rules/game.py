@@ -736,6 +736,8 @@ class Game:
         """CORE-01-04-01/02/04: Phase 1 draws; CORE-01-02-03: only here. Unplaceable tiles are discarded
         (CORE-01-04-06/07) or, with TileRecycling, returned instead (VAR-01-01-02/03 switch the discard off)."""
         effects.expire(self, effects.OWNER_NEXT_TURN, self.active)
+        for ex in self.expansions:
+            ex.turn_start(self)
         p = self.active
         pile = self.draw_pile
         while True:
@@ -1106,7 +1108,7 @@ class Game:
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
         for ex in self.expansions:
-            ex.settlement_start(self)  # an expansion's effects at the start of the settlement, before production
+            ex.settlement_start(self)
 
     def _production(self, frame: Settlement) -> bool:
         """CORE-01-07-03: Resort Production of every ResortTile from ``frame.next`` on, in ascending cell order
@@ -1157,8 +1159,10 @@ class Game:
         return True
 
     def _settlement_end(self) -> None:
+        for ex in self.expansions:
+            ex.settlement_end(self)
         effects.expire(self, effects.END_OF_SETTLEMENT)
-        effects.reset_round_flags(self)  # EXP-02-07-04 / EXP-03-07-03: usedThisRound resets
+        effects.reset_round_flags(self)  # per-round usage flags reset right after the Round Settlement
 
     def _end_game(self) -> None:
         """RULINGS R8: a final settlement if the round had begun, then the game ends."""

@@ -12,7 +12,7 @@ from typing import Any
 from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
-from .decisions import FRAME_TYPES, PHASE_NAMES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
+from .decisions import FRAME_TYPES, PHASE_NAMES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution, Settlement
 from .effects import PLACE_TILE as PLACE_TILE_EFFECT
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
@@ -225,13 +225,9 @@ def game_from_dict(data: Any) -> Game:
     n_tiles = len(cat)
     max_round = (n_tiles - 1) // np_ + 2
     g.round = _int(data, "round", "state", 1, max_round)
-    # A Round Settlement paused for a decision (an expansion's, e.g. RULINGS R44 with R31) follows the round's last
-    # turn: all turns are counted and the last player is still the active one.
-    raw_stack = data.get("stack")
-    settling = isinstance(raw_stack, list) and any(
-        isinstance(f, dict) and f.get("frame") == "settlement" for f in raw_stack
-    )
-    g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_ if settling else np_ - 1)
+    # CORE-01-07-01/02: all players have taken their turn while the round's Round Settlement runs (a settlement
+    # paused for a decision is part of the state).
+    g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_)
     g.turn = _int(data, "turn", "state", 0, n_tiles - 1)
     g.start_player = _int(data, "start_player", "state", 0, np_ - 1)
     g.active = _int(data, "active", "state", 0, np_ - 1)
@@ -243,7 +239,7 @@ def game_from_dict(data: Any) -> Game:
             f"state.turn = {g.turn} does not match round {g.round} and turns_in_round {g.turns_in_round} "
             f"with {np_} players (CORE-01-07-01)"
         )
-    if g.active != (g.start_player + g.turns_in_round - (g.turns_in_round == np_)) % np_:
+    if g.active != (g.start_player + min(g.turns_in_round, np_ - 1)) % np_:
         raise StateError(
             f"state.active = {g.active} is not the player whose turn it is after {g.turns_in_round} turn(s) of this "
             f"round from start player {g.start_player} (RULINGS R6)"
@@ -351,6 +347,8 @@ def game_from_dict(data: Any) -> Game:
         raise StateError(f"state.pending must be null in the expansion decision {phase!r} (its frame is in the stack)")
     if "stack" in data:
         _read_stack(g, phase, data["stack"])
+    if g.turns_in_round == np_ and not any(isinstance(frame, Settlement) for frame in g.stack):
+        raise StateError(f"state.turns_in_round = {np_} exists only during the Round Settlement (CORE-01-07-01/02)")
     for state in g.ext.values():  # each expansion's conservation and caps, now that the decision is known
         problems = state.check(g)
         if problems:
