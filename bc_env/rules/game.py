@@ -555,9 +555,16 @@ class Game:
     def grassroots_text(self, cell: int) -> GrassrootsText:
         return self.config.grassroots_texts[self.catalogue[self.tile_at[cell]].text]
 
+    def _modified(self) -> bool:
+        """Whether a modifier may apply now: a duration in force, or a modifier source that has records now
+        (``Expansion.modifying``); otherwise every effect resolves at its base cost (the fast path)."""
+        if self.active_effects:
+            return True
+        return any(source.modifying(self) for source in self.modifier_sources)
+
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
-        if not (self.active_effects or self.modifier_sources):
+        if not self._modified():
             options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
@@ -575,7 +582,7 @@ class Game:
         """The ``move_to`` options: any other non-Start Board tile (RULINGS R10); with modifiers in force only the
         destinations whose total cost can be paid (CORE-01-06-00-03)."""
         base = MOVE_TO * self.layout.n
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             return [base + c for c in self._payable_cells("move", self.nonstart, player) if c != src]
         return [base + c for c in self.nonstart if c != src]
 
@@ -619,7 +626,7 @@ class Game:
         out: list[int] = []
         nonstart = self.nonstart
         # Modifiers in force: every action's total cost is checked.
-        slow = bool(self.active_effects or self.modifier_sources)
+        slow = self._modified()
         # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
         # CORE-01-08-06B: the Start Committee never takes Influence (nonstart excludes it).
         if self.supply[p] > 0 and nonstart:
@@ -800,7 +807,7 @@ class Game:
         """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06). A Hotspot with its own text
         resolves through its expansion's resolver once the majority is known (``hotspot_resolvers``)."""
         self.resolved[cell] = True
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
             blocker = effects.prohibited_by(self, Effect("hotspot", -1, cell))
             if blocker is not None:  # pipeline step 2 (CORE-01-06-00-02): a prohibited Hotspot moves nothing
@@ -820,7 +827,7 @@ class Game:
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             # Output modifiers of the Hotspot's Influence placement (CORE-01-06-00-02), floor 0.
             if effects.effect_output(self, Effect("hotspot", -1, cell), 1, log=True) <= 0:
                 self.log("hotspot-output-zero", "CORE-01-06-00-02", cell=cell, player=p)
@@ -837,7 +844,7 @@ class Game:
         lay = self.layout
         if a == lay.pass_:
             self.log("pass", "RULINGS-R7", player=p)
-            if self.active_effects or self.modifier_sources:
+            if self._modified():
                 effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
             return
         if a > lay.pass_:  # a Political Action an expansion adds
@@ -847,7 +854,7 @@ class Game:
             raise AssertionError(f"no expansion takes action {a}")
         kind, cell = divmod(a, lay.n)
         if kind == PLACE:
-            if self.active_effects or self.modifier_sources:
+            if self._modified():
                 self._begin_effect(p, "place", cell)
             else:
                 self._place_influence(p, cell)
@@ -860,7 +867,7 @@ class Game:
 
     def _move_choice(self, p: int, src: int, a: int) -> None:
         dst = a - MOVE_TO * self.layout.n
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             self._begin_effect(p, "move", dst, src=src)
         else:
             self._move_influence(p, src, dst)
@@ -924,7 +931,7 @@ class Game:
         """
         text = self.grassroots_text(effect.tile)
         finite = self.config.bank_stock is not None
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             bases = self._convert_bases(effect, pay)
             check = True
         else:
@@ -1013,12 +1020,12 @@ class Game:
     def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
         """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
         p = effect.actor
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             effects.use_payment(self, effect, tuple(pay))
             self._log_surcharges(effect)
         if pay:
             self._pay(p, pay, rule)
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             effects.consume(self, p)  # durations "until consumed" by this Political Action
 
     def _log_surcharges(self, effect: Effect) -> None:
@@ -1042,7 +1049,7 @@ class Game:
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
         amount = 1
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             # CORE-01-08-06A: via the Start Committee no modifier applied, but what this Political Action consumes
             # is consumed (docs/rulings.md BC-26).
             effect = self.effect_for("formalize", cell, p)
@@ -1066,7 +1073,7 @@ class Game:
         p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
         text = self.grassroots_text(cell)
         amount = text.gain
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             effect = self.effect_for("convert", cell, p)
             self._before_pay(effect, pay, "CORE-01-04-22")
             for ex in self.expansions:
@@ -1119,7 +1126,7 @@ class Game:
         finite = self.config.bank_stock is not None
         nres = self.num_resorts
         n = len(cells)
-        modified = bool(self.active_effects or self.modifier_sources)
+        modified = self._modified()
         while frame.next < n:
             cell = cells[frame.next]
             frame.next += 1

@@ -103,6 +103,11 @@ class Expansion:
         """This expansion's per-game state, created with the game (``game.ext[self.name]``); None: it has none."""
         return None
 
+    def modifying(self, game: Game) -> bool:
+        """Whether, as a modifier source, it may give records for some effect now (default: yes); while no source
+        does and no duration is in force, effects resolve at their base cost (``Game._modified``)."""
+        return True
+
     def tile_sensitive(self, game: Game, kind: str) -> bool:
         """Whether, as a modifier source, it may now give different records for effects of ``kind`` on different
         ContextTiles (default: yes); False lets the legal-action generation check one tile for all."""

@@ -385,20 +385,6 @@ class SecurityLevelRule(_Regulation):
         return amount - active.get("count")
 
 
-class PlacementCost(Modifier):
-    """RULINGS R61, EXP-02-04-A-06: a Measure that places a Regulation is playable only if the card cost and the
-    placement cost are paid at once (Threat Situation, Emergency Decree)."""
-
-    kinds = frozenset(("play",))
-    data_keys = frozenset(("count",))
-
-    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
-        return placement_cost(game)
-
-    def rule(self, game: Game, active: ActiveEffect) -> str:
-        return "EXP-02-04-A-06"
-
-
 _RECORD_IDS = ("EXP-02-SECURITY-LEVEL", "EXP-02-CONTROL", "EXP-02-ADMINISTRATION", "EXP-02-BLOCKADE")
 MODIFIERS.update(
     {
@@ -406,9 +392,11 @@ MODIFIERS.update(
         "EXP-02-CONTROL": CostIncrease(CONTROL),
         "EXP-02-ADMINISTRATION": CostIncrease(ADMINISTRATION),
         "EXP-02-BLOCKADE": BlockadeRule(),
-        "EXP-02-PLACEMENT": PlacementCost(),
     }
 )
+#: Threat Situation and Emergency Decree place a Regulation: their PlayMeasure costs the card and the placement at
+#: once (RULINGS R61, EXP-02-04-A-06), so their cost carries the placement slot (PLACEMENT_SEC SEC) after the
+#: printed one; Situation Assessment lowers that slot (R45).
 _PLACING_CARDS = frozenset(("EXP-02-M01", "EXP-02-M02"))
 
 
@@ -728,8 +716,11 @@ def build_deck(config: RulesConfig) -> tuple[MeasureSpec, ...]:
     dom, for_, inf = 0, 1, 2
 
     def card(n: int, name: str, cost: tuple[int, ...], target: str = NO_TARGET) -> MeasureSpec:
-        rule = f"EXP-02-08-M{n:02d}-03"
-        return MeasureSpec(f"EXP-02-M{n:02d}", DECK, name, _cost(*cost), target, (rule, rule), context_tile=False)
+        rule, key = f"EXP-02-08-M{n:02d}-03", f"EXP-02-M{n:02d}"
+        slots = _cost(*cost)
+        if key in _PLACING_CARDS:  # RULINGS R61: the card and the placement, paid at once
+            slots = slots + ((PLACEMENT_SEC, ANY, 1 << s),)
+        return MeasureSpec(key, DECK, name, slots, target, (rule, rule), context_tile=False)
 
     return (
         card(1, "Threat Situation", (s, inf)),
@@ -819,6 +810,26 @@ class OrderPartnership(Modifier):
         return "EXP-02-08-M06-03"
 
 
+class SituationAssessment(Modifier):
+    """M15 (EXP-02-08-M15-03, RULINGS R45, R34): this round the next Regulation placement by anybody costs 1 SEC
+    less, minimum 1 (``placement_cost``); for Threat Situation / Emergency Decree the placement slot of the card's
+    cost is lowered the same way. Consumed by the first placement made (``consume_discount``)."""
+
+    kinds = frozenset(("play",))
+
+    def adjust_cost(self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost) -> Cost:
+        if game.measures[effect.card].key not in _PLACING_CARDS:
+            return cost
+        slot = (PLACEMENT_SEC, ANY, 1 << sec_of(game))
+        if slot not in cost:
+            return cost
+        i = cost.index(slot)
+        return cost[:i] + ((max(1, PLACEMENT_SEC - 1), ANY, slot[2]),) + cost[i + 1 :]
+
+    def rule(self, game: Game, active: ActiveEffect) -> str:
+        return "EXP-02-08-M15-03"
+
+
 class _Marker(Modifier):
     """A duration that modifies no effect itself (read by the Regulation rules: Surveillance, File Status,
     Situation Assessment, De-escalation, Loss of Control)."""
@@ -848,7 +859,7 @@ MODIFIERS.update(
         "EXP-02-M12": _Marker("EXP-02-08-M12-03"),
         "EXP-02-M13": _Marker("EXP-02-08-M13-03"),
         "EXP-02-M14": _Marker("EXP-02-08-M14-03"),
-        "EXP-02-M15": _Marker("EXP-02-08-M15-03"),
+        "EXP-02-M15": SituationAssessment(),
     }
 )
 
@@ -992,9 +1003,11 @@ class Exp02(Expansion):
                     if n:
                         n += _file_status_bonus(game, tile, t)
                         out.append(ActiveEffect(_RECORD_IDS[t], -1, PERMANENT, 0, (("cell", tile), ("count", n))))
-        elif effect.kind == "play" and game.measures[effect.card].key in _PLACING_CARDS:
-            out.append(ActiveEffect("EXP-02-PLACEMENT", -1, PERMANENT, 0))
         return out
+
+    def modifying(self, game: Game) -> bool:
+        """Records exist only for attached Regulations."""
+        return bool(game.ext[NAME].on)
 
     def tile_sensitive(self, game: Game, kind: str) -> bool:
         """Only attached Regulations depend on the ContextTile (the placement-cost record of Threat Situation /

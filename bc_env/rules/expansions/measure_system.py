@@ -316,7 +316,7 @@ def play_targets(game: Game, k: int, p: int, first: bool = False) -> list[int]:
         cands = [(lay.target + c, c, -1) for c in target_cells(g, spec.target, p)]
     if not cands:
         return []
-    if not (g.active_effects or g.modifier_sources) or not effects.tile_sensitive(g, "play"):
+    if not g._modified() or not effects.tile_sensitive(g, "play"):
         # The total cost does not depend on the target: check it once.
         _, c, q = cands[0]
         if not g.payment_choices(g.effect_for("play", c, p, k, q)):
