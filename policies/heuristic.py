@@ -38,7 +38,8 @@ from bc_env.rules.decisions import Resolution
 
 # Decisions that continue the same player's turn (the rest of one Political Action); EXP-02's Regulation
 # decisions (which Regulation to place, move or remove, and where) are played out too.
-_CONTINUATIONS = ("move_to", "pay", "gain", "regulation-place", "regulation-pick", "regulation-move-to")
+_CONTINUATIONS = ("move_to", "pay", "gain", "regulation-pay", "regulation-place", "regulation-pick",
+                  "regulation-move-to")  # fmt: skip
 
 
 @dataclass(frozen=True)

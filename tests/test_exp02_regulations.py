@@ -559,3 +559,24 @@ def test_the_encoder_shows_regulations_and_keeps_incremental_equal_to_fresh():
                 v = enc.encode(g, observer)
                 assert v.min() >= 0.0 and v.max() <= 1.0
                 assert (v == Encoder(EXP02_4P).encode(g, observer)).all()  # incremental == rebuilt
+
+
+def test_a_regulation_payment_with_a_choice_round_trips_with_its_owner():
+    # an Inner Order option paid by the leader (not the active player, R23) with a choice of resorts (BC-05)
+    sc = Scenario02()
+    _inner_order(sc, [0, 1, 0, 0])
+    sc.reg("8,7", "control")
+    sc.reg("7,8", "security-level")
+    sc.resources(1, DOM=1, FOR=1)
+    g = sc.game()
+    act(g, "place-tile 8,8", "move-regulation")
+    assert g.phase_name == "regulation-pay" and g.current_player == 1 and legal(g) == ["pay DOM", "pay FOR"]
+    data = g.to_dict()
+    with incomplete_ok():
+        h = Game.from_dict(data)
+    assert h.to_dict() == data and h.current_player == 1 and legal(h) == legal(g)
+    act(h, "pay FOR", "security-level 7,8", "security-level 6,7")
+    assert res(h, 1) == {"DOM": 1, "FOR": 0, "INF": 0, "SEC": 0} and h.current_player == 0
+    c = g.clone()
+    act(c, "pay DOM")
+    assert g.phase_name == "regulation-pay" and c.phase_name == "regulation-pick"  # the clone is independent

@@ -38,7 +38,8 @@ _WINDOWS = ("EXP-02-M03", "EXP-02-M05")
 class Exp02View(ExpansionView):
     name = "EXP-02"
     version = 1
-    phases = ("regulation-place", "regulation-pick", "regulation-move-to", "inner-order", "production-tax")
+    phases = ("regulation-place", "regulation-pick", "regulation-move-to", "inner-order", "production-tax",
+              "regulation-pay")  # fmt: skip
     effect_kinds = ("authority", "io-place", "io-move")
 
     def planes(self, enc: Encoder) -> list[tuple[str, int]]:

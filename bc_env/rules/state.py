@@ -56,7 +56,9 @@ def game_to_dict(g: Game) -> dict[str, Any]:
                 "start_committee_used": g.start_used[p],
             }
         )
-    pending = _pending_to_json(g, g.decision)
+    top = g.decision
+    # an expansion's decision (no schema v1 phase) is written as a frame of the ``stack``, with no pending record
+    pending = _pending_to_json(g, top) if top is None or top.kind in PHASE_NAMES else None
     # The frames below the pending decision (and the decision itself if schema v1 has no phase for it): written
     # only when there are any, so a state of the core game or EXP-01 is exactly schema v1.
     stack = g.stack

@@ -35,7 +35,7 @@ from ..components import (
 )
 from ..components import RESORT as RESORT_TILE
 from ..config import RulesConfig
-from ..decisions import Frame, register_frame
+from ..decisions import Frame, Resolution, register_frame
 from ..effects import (
     ALL_MASK,
     ANY,
@@ -66,7 +66,6 @@ from .measures import (
 )
 
 if TYPE_CHECKING:
-    from ..decisions import Resolution
     from ..game import Game
 
 NAME = DECK = "EXP-02"
@@ -656,6 +655,78 @@ class CompetenceConflict(Frame):
         return CompetenceConflict(owner)
 
 
+@register_frame
+class RegulationPayment(Resolution):
+    """The payment of an Authority Apparatus activation (``src``: PICK_MOVE / PICK_REMOVE) or of an Inner Order
+    option (``io-place`` / ``io-move``, paid by the leader, who may not be the active player: R23). A ``pay``
+    decision of the core pipeline (BC-05) named ``regulation-pay``, so that the JSON state keeps it, with its
+    owner, in its ``stack``."""
+
+    __slots__ = ("_kind",)
+    name = "regulation-payment"
+
+    @property  # type: ignore[override]
+    def kind(self) -> str | None:
+        return "regulation-pay" if self._kind == "pay" else self._kind
+
+    @kind.setter
+    def kind(self, value: str | None) -> None:
+        self._kind = value
+
+    def copy(self) -> Frame:
+        r = RegulationPayment(self.owner, self.effect, self.tile, self.src)
+        r._kind = self._kind
+        r.paid = self.paid[:]
+        r.options = self.options
+        return r
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner, "effect": self.effect, "tile": game.topo.label(self.tile),
+                "mode": _MODE_NAMES[self.src] if self.effect == "authority" else None,
+                "paid": [game.config.resorts[r] for r in self.paid]}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        owner = data.get("owner")
+        if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < game.num_players:
+            raise StateError(f"{where}.owner must be a player, got {owner!r}")
+        effect = data.get("effect")
+        if effect not in ("authority", "io-place", "io-move"):
+            raise StateError(f"{where}.effect must be 'authority', 'io-place' or 'io-move', got {effect!r}")
+        text = data.get("tile")
+        st = state(game)
+        want = st.aa if effect == "authority" else st.io
+        try:
+            cell = game.topo.parse(text) if isinstance(text, str) else -1
+        except ValueError:
+            cell = -1
+        if cell < 0 or cell != want:
+            raise StateError(f"{where}.tile must be the {'Authority Apparatus' if want == st.aa else 'Inner Order'}")
+        mode = data.get("mode")
+        if (effect == "authority") != (mode in ("pick-move", "pick-remove")) or (effect != "authority" and mode):
+            raise StateError(f"{where}.mode must be 'pick-move' / 'pick-remove' for 'authority', else null")
+        resorts = game.config.resorts
+        paid = data.get("paid")
+        if not isinstance(paid, list) or any(r not in resorts for r in paid):
+            raise StateError(f"{where}.paid must be a list of resorts")
+        res = RegulationPayment(owner, effect, cell, _MODE_NAMES.index(mode) if mode else -1)
+        res.options = game.payment_choices(game._effect_of(res))
+        res.paid = [resorts.index(r) for r in paid]
+        if len(effects.next_choices(res.options, res.paid)) < 2:
+            raise StateError(f"{where}: the payment so far leaves no choice (it completes by itself, BC-05)")
+        res._kind = "pay"
+        return res
+
+
+def begin_payment(game: Game, p: int, kind: str, cell: int, mode: int = -1) -> None:
+    """Start the payment of an AA activation or an Inner Order option (CORE-01-06-00-03: one record, executed at
+    once when paid; BC-05: one Resource at a time where there is a choice)."""
+    res = RegulationPayment(p, kind, cell, mode)
+    res.options = game.payment_choices(game._effect_of(res))
+    game.stack.append(res)
+    game._advance_payment(res)
+
+
 def _pay_option(game: Game, res: Resolution, effect: Effect, rule: str) -> None:
     """Pay an Inner Order option (not a Political Action, so nothing is consumed, RULINGS R28/R42)."""
     p = res.owner
@@ -688,7 +759,7 @@ def _inner_order_choice(game: Game, p: int, cell: int, action: int) -> None:
         game.log("inner-order-declined", "EXP-02-02-G-04", player=p, cell=cell)
         return
     kind = "io-place" if action == lay.offset("place-regulation") else "io-move"
-    game._begin_effect(p, kind, cell)
+    begin_payment(game, p, kind, cell)
 
 
 def _resolve_inner_order(game: Game, cell: int, leader: int) -> None:
@@ -1048,7 +1119,7 @@ class Exp02(Expansion):
         lay = game.layout
         if action in (lay.offset("move-regulation"), lay.offset("remove-regulation")):
             mode = PICK_MOVE if action == lay.offset("move-regulation") else PICK_REMOVE
-            game._begin_effect(player, "authority", state(game).aa, src=mode)
+            begin_payment(game, player, "authority", state(game).aa, mode)
             return True
         return False
 
@@ -1097,6 +1168,18 @@ class Exp02(Expansion):
         resort = game.catalogue[game.tile_at[cell]].resort
         for q in reversed(players):  # the first recipient decides first (top of the stack)
             game.stack.append(ProductionTax(q, cell, resort, share, k))
+
+    def resolution_options(self, game: Game, res: Resolution) -> list[int] | None:
+        if isinstance(res, RegulationPayment) and res.kind == "regulation-pay":
+            return [game.layout.pay + r for r in effects.next_choices(res.options, res.paid)]
+        return None
+
+    def resolution_choice(self, game: Game, res: Resolution, action: int) -> bool:
+        if isinstance(res, RegulationPayment) and res.kind == "regulation-pay":
+            res.paid.append(action - game.layout.pay)
+            game._advance_payment(res)
+            return True
+        return False
 
     def settlement_start(self, game: Game) -> None:
         """RULINGS R44: De-escalation and Loss of Control execute at the start of the Round Settlement, before
