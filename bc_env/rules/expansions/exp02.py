@@ -16,6 +16,23 @@ expansion interface (``base.py``) and the one effect pipeline (``effects.py``).
   R27): it is a decision (:class:`RegulationChoice`) after the effect that grants it has been paid for.
 
 Readings the texts and RULINGS leave open are docs/rulings.md BC-40.. .
+
+By construction: EXP-02 extends CORE-01, which stays valid (EXP-02-00-01/02, EXP-02-10-02); it adds the object type
+Regulation (EXP-02-00-04), a Measure deck in its own zones (EXP-02-00-06, EXP-02-07-00-01, EXP-02-03-01/02 through
+the shared Measure system, EXP-02-07-01) and changes neither victory (EXP-02-00-07: ``Game.winners`` is untouched)
+nor the Starting Influence or the round structure (EXP-02-03-05/06). A Regulation is neither a tile nor a Resource
+(EXP-02-02-A-02: it lives in :class:`Regulations` only), modifies effects, not ownership, majorities or control
+(EXP-02-02-A-05, EXP-02-04-C-01/02, EXP-02-09-03: the records act on costs, prohibitions and outputs after the
+majority is known), applies to every player alike (EXP-02-02-A-06: the records name no owner), has no upkeep
+(EXP-02-02-A-07, EXP-02-09-04), comes from an unlimited supply (EXP-02-02-A-08: counters, no cap) and stacks per
+tile and type (EXP-02-02-A-09/10); it never changes the Influence cap (EXP-02-09-02). Costs are paid from the
+payer's supply to the Bank, in full and at once, before anything executes, or the effect is not offered
+(EXP-02-02-C-02..04, EXP-02-04-A-02/03; RULINGS R18, R62); global cost modifiers stack additively
+(EXP-02-10-04). Production is never surcharged by default (RULINGS R28), so EXP-02-10-03 orders nothing there.
+Placing a Regulation is no Political Action of its own (EXP-02-06-01..03): it happens through Inner Order and
+Measures only (the Authority Apparatus moves or removes). Every effect here is an explicit handler
+(EXP-02-09-05), and without EXP-02 none of it exists (EXP-02-10-01: ``expansions_for``, ``config.resorts``). The
+only timing windows are the card durations (EXP-02-07-02/03, RULINGS R39); no card has a usage flag (R59).
 """
 
 from __future__ import annotations
@@ -787,12 +804,29 @@ def build_deck(config: RulesConfig) -> tuple[MeasureSpec, ...]:
     dom, for_, inf = 0, 1, 2
 
     def card(n: int, name: str, cost: tuple[int, ...], target: str = NO_TARGET) -> MeasureSpec:
-        rule, key = f"EXP-02-08-M{n:02d}-03", f"EXP-02-M{n:02d}"
+        key = f"EXP-02-M{n:02d}"
+        rule = f"{DECK}-08-M{n:02d}-03"  # the card's effect line
         slots = _cost(*cost)
         if key in _PLACING_CARDS:  # RULINGS R61: the card and the placement, paid at once
             slots = slots + ((PLACEMENT_SEC, ANY, 1 << s),)
         return MeasureSpec(key, DECK, name, slots, target, (rule, rule), context_tile=False)
 
+    # Cost lines and durations (the durations are the ActiveEffect timings of the resolvers below):
+    # EXP-02-08-M01-01, EXP-02-08-M01-02
+    # EXP-02-08-M02-01, EXP-02-08-M02-02
+    # EXP-02-08-M03-01, EXP-02-08-M03-02
+    # EXP-02-08-M04-01, EXP-02-08-M04-02
+    # EXP-02-08-M05-01, EXP-02-08-M05-02
+    # EXP-02-08-M06-01, EXP-02-08-M06-02
+    # EXP-02-08-M07-01, EXP-02-08-M07-02
+    # EXP-02-08-M08-01, EXP-02-08-M08-02
+    # EXP-02-08-M09-01, EXP-02-08-M09-02
+    # EXP-02-08-M10-01, EXP-02-08-M10-02
+    # EXP-02-08-M11-01, EXP-02-08-M11-02
+    # EXP-02-08-M12-01, EXP-02-08-M12-02
+    # EXP-02-08-M13-01, EXP-02-08-M13-02
+    # EXP-02-08-M14-01, EXP-02-08-M14-02
+    # EXP-02-08-M15-01, EXP-02-08-M15-02
     return (
         card(1, "Threat Situation", (s, inf)),
         card(2, "Emergency Decree", (s, s), T_HOTSPOT),  # RULINGS R32: an unresolved Hotspot
@@ -1052,7 +1086,7 @@ class Exp02(Expansion):
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         # EXP-02-00-05, EXP-02-03-03/04: Inner Order and Authority Apparatus, once each, into the DrawPile.
-        add(HOTSPOT, "Inner Order", special=INNER_ORDER)
+        add(HOTSPOT, "Inner Order", special=INNER_ORDER)  # EXP-02-02-G-01/02
         add(SYSTEM, "Authority Apparatus", special=AUTHORITY_APPARATUS)
 
     def tile_placed(self, game: Game, cell: int) -> None:
