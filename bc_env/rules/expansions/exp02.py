@@ -212,7 +212,9 @@ class Regulations(ExpansionState):
 
 
 def state(game: Game) -> Regulations:
-    return game.ext[NAME]  # type: ignore[no-any-return]
+    st = game.ext[NAME]
+    assert isinstance(st, Regulations)
+    return st
 
 
 def produces_or_converts(game: Game, cell: int) -> bool:
@@ -682,7 +684,7 @@ class RegulationPayment(Resolution):
     __slots__ = ("_kind",)
     name = "regulation-payment"
 
-    @property  # type: ignore[override]
+    @property
     def kind(self) -> str | None:
         return "regulation-pay" if self._kind == "pay" else self._kind
 
@@ -1112,7 +1114,7 @@ class Exp02(Expansion):
 
     def modifying(self, game: Game) -> bool:
         """Records exist only for attached Regulations."""
-        return bool(game.ext[NAME].on)
+        return bool(state(game).on)
 
     def tile_sensitive(self, game: Game, kind: str) -> bool:
         """Only attached Regulations depend on the ContextTile (the placement-cost record of Threat Situation /
