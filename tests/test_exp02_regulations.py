@@ -580,3 +580,30 @@ def test_a_regulation_payment_with_a_choice_round_trips_with_its_owner():
     c = g.clone()
     act(c, "pay DOM")
     assert g.phase_name == "regulation-pay" and c.phase_name == "regulation-pick"  # the clone is independent
+
+
+def test_a_state_paused_in_inner_order_with_another_hotspot_waiting_round_trips():
+    # RULINGS R5: one placement closes Inner Order (8,7) and a Hotspot (9,8); IO resolves first and its leader
+    # decides (R23/R42) while the other Hotspot waits, fully surrounded and not resolved yet.
+    sc = Scenario02()
+    _inner_order(sc, [0, 1, 0, 0])
+    sc.put("9,8", "Hotspot", influence=[0, 0, 1, 0])
+    sc.put("10,8", "Committee")
+    sc.put("9,9", "Committee")
+    sc.put("10,7", "Committee")
+    sc.resources(1, SEC=2)
+    g = sc.game()
+    act(g, "place-tile 8,8")
+    assert g.current_player == 1 and not g.resolved[cell(g, "9,8")]
+    data = g.to_dict()
+    with incomplete_ok():
+        h = Game.from_dict(data)
+    assert h.to_dict() == data
+    act(h, "decline")
+    assert h.resolved[cell(h, "9,8")] and h.influence_on(cell(h, "9,8")) == [0, 0, 2, 0]
+    bad = data | {"stack": [dict(f) for f in data["stack"]]}
+    for f in bad["stack"]:
+        if f["frame"] == "hotspots":
+            f["next"] = 2  # claims the waiting Hotspot has resolved
+    with pytest.raises(StateError, match="resolved"):
+        Game.from_dict(bad)
