@@ -607,3 +607,15 @@ def test_a_state_paused_in_inner_order_with_another_hotspot_waiting_round_trips(
             f["next"] = 2  # claims the waiting Hotspot has resolved
     with pytest.raises(StateError, match="resolved"):
         Game.from_dict(bad)
+
+
+def test_the_svg_picture_shows_regulations_per_tile_and_type():
+    from bc_env.env.svg import render_svg
+
+    sc = Scenario02()
+    _board(sc)
+    sc.reg("8,7", "control", 2)
+    sc.reg("8,7", "blockade")
+    svg = render_svg(sc.game())
+    assert "<title>Control x2, Blockade x1</title>C2 B1</text>" in svg
+    assert "regulations attached: 3" in svg
