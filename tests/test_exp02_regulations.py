@@ -619,3 +619,21 @@ def test_the_svg_picture_shows_regulations_per_tile_and_type():
     svg = render_svg(sc.game())
     assert "<title>Control x2, Blockade x1</title>C2 B1</text>" in svg
     assert "regulations attached: 3" in svg
+
+
+def test_security_level_on_a_hotspot_reduces_its_influence_placement_to_zero_but_not_inner_order():
+    # RULINGS R29: a Hotspot's Influence placement is an output; R43: it still counts as resolved.
+    sc = Scenario02()
+    _inner_order(sc, [0, 1, 0, 0])
+    sc.put("9,8", "Hotspot", influence=[0, 0, 1, 0])
+    sc.put("10,8", "Committee")
+    sc.put("9,9", "Committee")
+    sc.put("10,7", "Committee")
+    sc.reg("9,8", "security-level")
+    sc.reg("8,7", "security-level")  # Inner Order is not an output (R29): its leader still decides
+    g = sc.game()
+    act(g, "place-tile 8,8")
+    assert g.current_player == 1 and "move-regulation" in legal(g)
+    act(g, "decline")
+    hotspot = cell(g, "9,8")
+    assert g.resolved[hotspot] and g.influence_on(hotspot) == [0, 0, 1, 0] and events(g, "hotspot-output-zero")
