@@ -637,3 +637,7 @@ def test_security_level_on_a_hotspot_reduces_its_influence_placement_to_zero_but
     act(g, "decline")
     hotspot = cell(g, "9,8")
     assert g.resolved[hotspot] and g.influence_on(hotspot) == [0, 0, 1, 0] and events(g, "hotspot-output-zero")
+
+
+def test_actions_md_counts_the_exp02_layout():
+    assert Game.new("exp02-4p", 0).num_actions == 6 * 225 + 1 + 2 * 4 + 2 * 15 + 225 + 4 + 3 + 4 * 225 + 1 == 2522
