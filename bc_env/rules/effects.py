@@ -253,8 +253,9 @@ def touches(game: Game, kind: str) -> bool:
     """Whether any modifier may apply to effects of ``kind``: an expansion's modifier source, or a duration in
     force whose handler names the kind. False means such an effect resolves exactly as the core rules say (e.g. a
     tile placement, RULINGS R3, in every game without a placement surcharge such as EXP-03-08-M12)."""
-    if game.modifier_sources:
-        return True
+    for source in game.modifier_sources:
+        if source.modifying(game):  # a source with records now (Expansion.modifying)
+            return True
     for active in game.active_effects:
         handler = MODIFIERS.get(active.id)
         if handler is not None and kind in handler.kinds:

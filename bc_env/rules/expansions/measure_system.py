@@ -237,7 +237,7 @@ class MeasureSystem(Expansion):
         # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
         if len(hand) < HAND_LIMIT:
             cards = sorted(k for deck in z.open for k in deck)
-            if g.active_effects or g.modifier_sources:  # TakeMeasure costs nothing of its own; modifiers may add a cost
+            if g._modified():  # TakeMeasure costs nothing of its own; modifiers may add a cost
                 cards = [k for k in cards if g.payment_choices(g.effect_for("take", -1, p, k))]
             out.extend([lay.take + k for k in cards])
         # EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20: one PlayMeasure per round over all decks;
