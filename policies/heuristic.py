@@ -36,8 +36,10 @@ from bc_env.rules.actions import CONVERT, FORMALIZE, MOVE_TO, PLACE
 from bc_env.rules.components import COMMITTEE, GRASSROOTS, HOTSPOT, LOBBYIST, RESORT
 from bc_env.rules.decisions import Resolution
 
-# Decisions that continue the same player's turn (the rest of one Political Action).
-_CONTINUATIONS = ("move_to", "pay", "gain")
+# Decisions that continue the same player's turn (the rest of one Political Action); EXP-02's Regulation
+# decisions (which Regulation to place, move or remove, and where) are played out too.
+_CONTINUATIONS = ("move_to", "pay", "gain", "regulation-pay", "regulation-place", "regulation-pick",
+                  "regulation-move-to")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -208,10 +210,16 @@ class _Board:
         self.resorts: list[_ResortEntry] = []
         self.thin = [0] * (n * nres)
         self.safe = [0] * (n * nres)
+        regs = game.ext.get("EXP-02")
+        attached = regs.on if regs is not None else {}
         for c in game.resort_cells:
             spec = catalogue[tile_at[c]]
             leaders, thin = _leaders(self.totals(c, infl, n, nbrs), n)
-            item = (spec.value, spec.resort, leaders, thin)
+            value = spec.value
+            counts = attached.get(c) if attached else None
+            if counts:  # EXP-02-04-B: a Blockade stops production, each SecurityLevel lowers it (floor 0)
+                value = 0 if counts[3] else max(0, value - counts[0])
+            item = (value, spec.resort, leaders, thin)
             self.resorts.append(item)
             _add_resort(item, self.thin, self.safe, nres, 1)
         self.hot_cells = hot_cells

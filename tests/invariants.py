@@ -65,6 +65,9 @@ from bc_env.rules.effects import (
 CORE_PRESETS = ("core-2p", "core-3p", "core-4p", "core-5p", "core-6p", "core-4p-variants", "core-4p-hex")
 EXP01_PRESETS = ("exp01-2p", "exp01-4p", "exp01-6p", "exp01-v1.3-4p")
 PRESETS = CORE_PRESETS + EXP01_PRESETS
+#: EXP-02 presets: this harness models the core game and EXP-01 only; their invariants (conservation of Resources,
+#: Influence and Regulations, caps, JSON round trips, clones, replays) run in tests/test_exp02_invariants.py.
+EXP02_PRESETS = ("exp02-2p", "exp02-4p", "exp02-6p", "exp0102-4p")
 
 #: Events of a Political Action (CORE-01-04-09, RULINGS R7; EXP-01-06-01 adds TakeMeasure and PlayMeasure).
 POLITICAL = frozenset(

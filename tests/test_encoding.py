@@ -19,7 +19,7 @@ from bc_env.encoding.observation import CORE_PHASES, EFFECT_TIMINGS, MEASURE_ZON
 from bc_env.rules import PHASE_NAMES, Game, RulesConfig, preset_names
 
 PRESETS = preset_names()
-EXP01_PRESETS = [p for p in PRESETS if p.startswith("exp01")]
+EXP01_PRESETS = [p for p in PRESETS if p.startswith("exp01-")]
 CORE_PRESETS = [p for p in PRESETS if p.startswith("core")]
 
 

@@ -204,6 +204,29 @@ def _six_players_cap() -> Game:
     return pos.game()
 
 
+def _regulations_exp02() -> Game:
+    """exp02-2p on a 5x5 table, P0 to act: Control on the Committee, the Authority Apparatus on the Board.
+
+    ::
+
+        y\\x  1    2    3
+        1        AA
+        2   Co*  SC   D3
+        3        Gr
+
+    D3 = DOM-W3 (P0 1), Co* = Committee with a Control (EXP-02-02-B-03), AA = Authority Apparatus. P0 has no
+    Resources, supply 3; the formalization gate is closed (P0 deployed 1 of 4).
+    """
+    pos = Position(cfg("exp02-2p", table_size=5), seed=12)
+    pos.put("3,2", "DOM-W3", influence=[1, 0])
+    pos.put("2,1", "Authority Apparatus")
+    pos.put("1,2", "Committee")
+    pos.put("2,3", "Grassroots")
+    data = pos.to_dict()
+    data["regulations"] = {"attached": {"1,2": {"control": 1}}, "placed": 1, "returned": 0}
+    return Game.from_dict(data)
+
+
 SPECS: list[Spec] = [
     Spec(
         "start_core_2p",
@@ -368,6 +391,30 @@ SPECS: list[Spec] = [
         "midgame_core_4p_hex",
         "core-4p-hex after 30 actions of a fixed choice rule from Game.new(seed=3)",
         _seeded("core-4p-hex", 3, 30, table_size=9),
+    ),
+    Spec(
+        "regulations_exp02_2p",
+        "exp02-2p 5x5, P0 to act with a Control on the Committee and the Authority Apparatus on the Board",
+        _regulations_exp02,
+        hand={1: 9, 2: 52},
+        hand_notes=(
+            "d1: place 3,2 / 2,1 / 2,3 (place 1,2 costs +1 for the Control and P0 has no Resources: R26, R28)"
+            " + move-from 3,2 + take x 3 open EXP-02 Measures (free) + move-regulation + remove-regulation (AA,"
+            " R25); gate closed, no Resources, no card in hand. = 9",
+            "d2: each place and take ends the turn and P1 places its tile on one of 8 cells: 6 x 8 = 48; move-to"
+            " 2,1 / 2,3 (not 1,2: unpaid surcharge): 2; the AA decisions name the one Regulation, control 1,2:"
+            " 1 + 1. = 52",
+        ),
+    ),
+    Spec(
+        "midgame_exp02_4p",
+        "exp02-4p (9x9 table) after 40 actions of a fixed choice rule from Game.new(seed=5)",
+        _seeded("exp02-4p", 5, 40, table_size=9),
+    ),
+    Spec(
+        "midgame_exp0102_4p",
+        "exp0102-4p (EXP-01 and EXP-02, 9x9 table) after 40 actions of a fixed choice rule from Game.new(seed=6)",
+        _seeded("exp0102-4p", 6, 40, table_size=9),
     ),
     Spec(
         "midgame_core_5p",

@@ -73,6 +73,7 @@ SPEC_FILES: tuple[tuple[str, str, str], ...] = (
     ("CORE-01.md", "", "CORE-01 core rules, VAR-01 variants, ADD56-01 5–6 player add-on"),
     ("EXP-01.md", "", "EXP-01 Economy & Labor, edition `standalone` (the default)"),
     ("EXP-01-v1.3.md", "v1.3", 'EXP-01 Economy & Labor, edition `v1.3` (`exp01_edition = "v1.3"`)'),
+    ("EXP-02.md", "", "EXP-02 Security & Order"),
 )
 V13 = "v1.3"
 #: The suffixes a citation may carry (spec README 5; "(v1.3)" for the v1.3 text's IDs).
@@ -147,11 +148,11 @@ DEFINITIONS: dict[str, str] = {
 _COMP = r"(?:T\d{2}|M\d{2}|\d{2}[A-Z]?|[A-Z](?![A-Za-z0-9]))"
 RULE_LINE = {
     "CORE": re.compile(rf"^((?:CORE|VAR|ADD56)-01(?:-{_COMP}){{2,}})\s+(.*\S)\s*$"),
-    "EXP-01": re.compile(rf"^(EXP-01(?:-{_COMP}){{2,}})\s+(.*\S)\s*$"),
+    "EXP-01": re.compile(rf"^(EXP-0[12](?:-{_COMP}){{2,}})\s+(.*\S)\s*$"),
 }
-HEADING = re.compile(r"^#\s+((?:CORE|VAR|ADD56|EXP)-01(?:-\d{2})?)\s+(.*\S)\s*$")
-FULL_ID = re.compile(rf"(?<![A-Za-z0-9_-])(?:CORE|VAR|ADD56|EXP)-01(?:-{_COMP})+(?![A-Za-z0-9])")
-CARD_KEY = re.compile(r"EXP-01-M")  # a Measure card key such as EXP-01-M03, not a rule ID
+HEADING = re.compile(r"^#\s+((?:(?:CORE|VAR|ADD56)-01|EXP-0[12])(?:-\d{2})?)\s+(.*\S)\s*$")
+FULL_ID = re.compile(rf"(?<![A-Za-z0-9_-])(?:(?:CORE|VAR|ADD56)-01|EXP-0[12])(?:-{_COMP})+(?![A-Za-z0-9])")
+CARD_KEY = re.compile(r"EXP-0[12]-M")  # a Measure card key such as EXP-01-M03, not a rule ID
 CONT = re.compile(rf"(\.\.|/)({_COMP})(?![A-Za-z0-9])")
 SHORTHAND = re.compile(rf"(?:,\s*|\s+(?:and|or)\s+)(?:-({_COMP}(?:-{_COMP})*)|(T\d{{2}}))(?![A-Za-z0-9])")
 #: A section suffix after a citation, possibly after item markers: "EXP-01-06-05 (b)-(d) (v1.3)".
@@ -494,7 +495,7 @@ def scan_code(spec: Spec, cov: Coverage) -> None:
     for path in _py_files(ENGINE_DIR):
         rel = path.relative_to(ENGINE_DIR).as_posix()
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if "-01" in line:
+            if "-01" in line or "EXP-02" in line:
                 cov.add(cov.code, cite_dashed(line, spec), f"{rel}:{n}")
 
 

@@ -108,10 +108,13 @@ _NO_BOARD_CHANGE = frozenset(
      # EXP-01: the Measure lifecycle, durations and the Investment Program exchange touch no tracked plane.
      "measure-setup", "take-measure", "measure-refill", "measure-not-refilled", "measure-recycle", "play-measure",
      "measure-effect", "measure-recycled", "measure-final-discard", "effect-expired", "effect-consumed",
-     "additional-action", "investment-exchange", "investment-declined")
+     "additional-action", "investment-exchange", "investment-declined",
+     # EXP-02: Regulations have planes of their own (encoding/exp02.py), written at each encoding.
+     "regulation-placed", "regulation-moved", "regulation-removed", "regulation-not-placed", "authority-apparatus",
+     "inner-order-declined", "production-tax", "production-tax-declined")
 )  # fmt: skip
 # Events that mark a Hotspot resolved without moving Influence (v1.3 Labor Market, EXP-01-02-C-03..07).
-_RESOLVES_ONLY = frozenset(("labor-market", "labor-market-capped"))
+_RESOLVES_ONLY = frozenset(("labor-market", "labor-market-capped", "inner-order", "hotspot-output-zero"))
 
 
 def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:

@@ -25,7 +25,14 @@ from functools import cache
 import numpy as np
 
 from bc_env.rules import Game
-from bc_env.rules.components import HOTSPOT, INVESTMENT_PROGRAM, LABOR_MARKET, RESORT
+from bc_env.rules.components import (
+    AUTHORITY_APPARATUS,
+    HOTSPOT,
+    INNER_ORDER,
+    INVESTMENT_PROGRAM,
+    LABOR_MARKET,
+    RESORT,
+)
 from bc_env.rules.expansions.measure_system import zones
 from bc_env.rules.topology import Topology
 
@@ -46,6 +53,8 @@ RESOLVED_HOTSPOT = (105, 35, 35)
 SPECIAL_COLOURS = {
     LABOR_MARKET: (225, 95, 160),  # a Hotspot: pink
     INVESTMENT_PROGRAM: (40, 150, 150),  # a System Tile: teal
+    INNER_ORDER: (235, 130, 40),  # EXP-02's Hotspot: orange
+    AUTHORITY_APPARATUS: (60, 70, 150),  # EXP-02's System Tile: navy
 }
 CARD_COLOUR = (240, 240, 240)
 RESORT_COLOURS = (

@@ -189,6 +189,15 @@ def _tile(game: Game, lay: _Layout, c: int, effects: list[dict]) -> str:  # type
             f'<path d="M{cx - h:.1f},{cy - h:.1f}L{cx + h:.1f},{cy + h:.1f}M{cx + h:.1f},{cy - h:.1f}'
             f'L{cx - h:.1f},{cy + h:.1f}" stroke="#000" stroke-width="2"/>'
         )
+    regs = game.ext.get("EXP-02")
+    counts = regs.on.get(c) if regs is not None else None  # type: ignore[attr-defined]
+    if counts:  # EXP-02 Regulations on the tile: S(ecurityLevel) C(ontrol) A(dministration) B(lockade) counts
+        text = " ".join(f"{k}{n}" for k, n in zip("SCAB", counts) if n)
+        names = ", ".join(f"{name} x{n}" for name, n in zip(REGULATION_NAMES, counts) if n)
+        parts.append(
+            f'<text class="regulations" x="{cx + CELL * 0.02:.1f}" y="{cy - CELL * 0.14:.1f}" font-size="9" '
+            f'font-weight="bold" fill="#5a0000"><title>{escape(names)}</title>{escape(text)}</text>'
+        )
     for e in effects:
         if e.get("data", {}).get("cell") == c:
             colour = _hex(PLAYER_COLOURS[int(e.get("owner", 0)) % 6])
@@ -215,6 +224,9 @@ def _tile(game: Game, lay: _Layout, c: int, effects: list[dict]) -> str:  # type
     return "".join(parts)
 
 
+REGULATION_NAMES = ("SecurityLevel", "Control", "Administration", "Blockade")
+
+
 def _panel(game: Game, effects: list[dict]) -> list[tuple[str, str]]:  # type: ignore[type-arg]
     """The panel's lines as (text, colour)."""
     grey, white = "#b8b8c8", "#e8e8f0"
@@ -239,6 +251,9 @@ def _panel(game: Game, effects: list[dict]) -> list[tuple[str, str]]:  # type: i
         keys = [m.key for m in game.measures]
         for d, deck in enumerate(game.decks):
             lines.append((f"open {deck}: {', '.join(keys[k] for k in zones(game).open[d]) or '-'}", grey))
+    regs = game.ext.get("EXP-02")
+    if regs is not None:
+        lines.append((f"regulations attached: {regs.count()}", grey))  # type: ignore[attr-defined]
     if effects:
         lines.append(("effects in force:", white))
         for e in effects:

@@ -47,12 +47,16 @@ class TileSpec:
         if self.kind == RESORT:
             return self.name[0] + str(self.value)
         if self.special:
-            return {LABOR_MARKET: "LM", INVESTMENT_PROGRAM: "IP"}[self.special]
+            return {LABOR_MARKET: "LM", INVESTMENT_PROGRAM: "IP", INNER_ORDER: "IO", AUTHORITY_APPARATUS: "AA"}[
+                self.special
+            ]
         return {START: "SC", COMMITTEE: "Co", GRASSROOTS: "Gr", LOBBYIST: "Lo", HOTSPOT: "Ho", SYSTEM: "Sy"}[self.kind]
 
 
 LABOR_MARKET = "labor-market"
 INVESTMENT_PROGRAM = "investment-program"
+INNER_ORDER = "inner-order"  # EXP-02-02-G
+AUTHORITY_APPARATUS = "authority-apparatus"  # EXP-02-05
 
 # CORE-01-02-10..12: W1x2, W2x4, W3x4, W4x1, W5x1 per core resort.
 CORE_RESORT_COUNTS = ((1, 2), (2, 4), (3, 4), (4, 1), (5, 1))

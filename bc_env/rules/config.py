@@ -101,6 +101,9 @@ class RulesConfig:
     exp03: bool = False
     #: RULINGS R22.
     exp01_edition: str = "standalone"
+    #: RULINGS R28 (EXP-02): production on a tile with Control / Administration costs each recipient the surcharge
+    #: or yields nothing for them (docs/rulings.md BC-42). Default false: production is never surcharged.
+    cost_regulations_tax_production: bool = False
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
 
@@ -130,6 +133,7 @@ class RulesConfig:
         for flag in ("exp01", "exp02", "exp03"):
             _check_bool(flag, getattr(self, flag))
         _check_choice("exp01_edition", self.exp01_edition, EDITIONS)
+        _check_bool("cost_regulations_tax_production", self.cost_regulations_tax_production)
         if not isinstance(self.name, str):
             raise ConfigError(f"name must be a string, got {self.name!r}")
 
@@ -165,6 +169,9 @@ class RulesConfig:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["grassroots_texts"] = [asdict(t) for t in self.grassroots_texts]
+        for name in OMITTED_AT_DEFAULT:  # options added later: written only when set, so older states keep digests
+            if data[name] == getattr(RulesConfig, name):
+                del data[name]
         return data
 
     @classmethod
@@ -240,6 +247,11 @@ class RulesConfig:
 
     def replace(self, **changes: Any) -> RulesConfig:
         return replace(self, **changes)
+
+
+#: Options written by ``to_dict`` only when they differ from their default (added after the state schema v1:
+#: every state and digest of a configuration that does not use them stays the same).
+OMITTED_AT_DEFAULT = ("cost_regulations_tax_production",)
 
 
 def preset_names() -> list[str]:

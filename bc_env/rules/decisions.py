@@ -232,10 +232,19 @@ class HotspotQueue(Frame):
                 c = game.topo.parse(text) if isinstance(text, str) else None
             except ValueError:
                 c = None
-            if c is None or game.kind_at[c] != HOTSPOT or not game.resolved[c]:
-                raise StateError(f"{where}.cells[{i}] must be a resolved Hotspot on the Board, got {text!r}")
+            if c is None or game.kind_at[c] != HOTSPOT:
+                raise StateError(
+                    f"{where}.cells[{i}] must be a Hotspot on the Board (a resolved Hotspot before next, a waiting one "
+                    f"after it), got {text!r}"
+                )
             cells.append(c)
-        return HotspotQueue(cells, _index(data, "next", where, len(cells)))
+        nxt = _index(data, "next", where, len(cells))
+        for i, c in enumerate(cells):
+            # RULINGS R5: the ones before ``next`` have resolved; the others wait, fully surrounded.
+            if game.resolved[c] != (i < nxt):
+                state = "resolved" if i < nxt else "not resolved yet"
+                raise StateError(f"{where}.cells[{i}] must be a Hotspot that has {state} (next = {nxt})")
+        return HotspotQueue(cells, nxt)
 
     def __init__(self, cells: list[int], next_: int = 0) -> None:
         self.owner = -1

@@ -74,8 +74,9 @@ TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUM
 # Output stages (CORE-01-06-16 (a) 1-3, EXP-01-04-B-01..03).
 STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
 
-#: The effect kinds of Political Actions (CORE-01-04-09, EXP-01-06-01).
-POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play"))
+#: The effect kinds of Political Actions (CORE-01-04-09, EXP-01-06-01; "authority": an Authority Apparatus
+#: activation, EXP-02-05-02, RULINGS R25).
+POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play", "authority"))
 #: The effect of placing the drawn tile (Phase 1, CORE-01-04-05; RULINGS R3): free in the core game, its ContextTile
 #: is the cell it goes to and the tile is ``game.drawn``; a modifier may surcharge it (EXP-03-08-M12, RULINGS R54).
 PLACE_TILE = "place-tile"
@@ -252,8 +253,9 @@ def touches(game: Game, kind: str) -> bool:
     """Whether any modifier may apply to effects of ``kind``: an expansion's modifier source, or a duration in
     force whose handler names the kind. False means such an effect resolves exactly as the core rules say (e.g. a
     tile placement, RULINGS R3, in every game without a placement surcharge such as EXP-03-08-M12)."""
-    if game.modifier_sources:
-        return True
+    for source in game.modifier_sources:
+        if source.modifying(game):  # a source with records now (Expansion.modifying)
+            return True
     for active in game.active_effects:
         handler = MODIFIERS.get(active.id)
         if handler is not None and kind in handler.kinds:
@@ -263,9 +265,10 @@ def touches(game: Game, kind: str) -> bool:
 
 def tile_sensitive(game: Game, kind: str) -> bool:
     """Whether any active modifier of effects of ``kind`` depends on the ContextTile (modifier sources, such as
-    objects attached to tiles, always may)."""
-    if game.modifier_sources:
-        return True
+    objects attached to tiles, may: each source says whether it does now, ``Expansion.tile_sensitive``)."""
+    for source in game.modifier_sources:
+        if source.tile_sensitive(game, kind):
+            return True
     for active in game.active_effects:
         handler = MODIFIERS.get(active.id)
         if handler is not None and handler.tile_sensitive and kind in handler.kinds:

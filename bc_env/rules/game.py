@@ -181,14 +181,19 @@ class Game:
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
         if config.exp02 or config.exp03:
-            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
-            raise NotImplementedRuleError(
-                f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
-            )
+            built = {ex.name for ex in expansions_for(config)}
+            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on and n not in built]
+            if names:
+                raise NotImplementedRuleError(
+                    f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
+                )
         g = object.__new__(cls)
         g.config = config
         (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
          g.modifier_sources) = _shared(config)  # fmt: skip
+        missing = [f"{ex.name} ({ex.incomplete})" for ex in g.expansions if ex.incomplete]
+        if missing:
+            raise NotImplementedRuleError(f"{'; '.join(missing)} not implemented yet")
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -556,9 +561,16 @@ class Game:
     def grassroots_text(self, cell: int) -> GrassrootsText:
         return self.config.grassroots_texts[self.catalogue[self.tile_at[cell]].text]
 
+    def _modified(self) -> bool:
+        """Whether a modifier may apply now: a duration in force, or a modifier source that has records now
+        (``Expansion.modifying``); otherwise every effect resolves at its base cost (the fast path)."""
+        if self.active_effects:
+            return True
+        return any(source.modifying(self) for source in self.modifier_sources)
+
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
-        if not (self.active_effects or self.modifier_sources):
+        if not self._modified():
             options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
@@ -576,7 +588,7 @@ class Game:
         """The ``move_to`` options: any other non-Start Board tile (RULINGS R10); with modifiers in force only the
         destinations whose total cost can be paid (CORE-01-06-00-03)."""
         base = MOVE_TO * self.layout.n
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             return [base + c for c in self._payable_cells("move", self.nonstart, player) if c != src]
         return [base + c for c in self.nonstart if c != src]
 
@@ -620,7 +632,7 @@ class Game:
         out: list[int] = []
         nonstart = self.nonstart
         # Modifiers in force: every action's total cost is checked.
-        slow = bool(self.active_effects or self.modifier_sources)
+        slow = self._modified()
         # CORE-01-04-11, RULINGS R10: Place onto any Board tile but the Start Committee (CORE-01-08-04).
         # CORE-01-08-06B: the Start Committee never takes Influence (nonstart excludes it).
         if self.supply[p] > 0 and nonstart:
@@ -801,7 +813,7 @@ class Game:
         """CORE-01-06-04..08: a Hotspot resolves once, whatever the outcome (BC-06). A Hotspot with its own text
         resolves through its expansion's resolver once the majority is known (``hotspot_resolvers``)."""
         self.resolved[cell] = True
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
             blocker = effects.prohibited_by(self, Effect("hotspot", -1, cell))
             if blocker is not None:  # pipeline step 2 (CORE-01-06-00-02): a prohibited Hotspot moves nothing
@@ -821,6 +833,11 @@ class Game:
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
+        if self._modified():
+            # Output modifiers of the Hotspot's Influence placement (CORE-01-06-00-02), floor 0.
+            if effects.effect_output(self, Effect("hotspot", -1, cell), 1, log=True) <= 0:
+                self.log("hotspot-output-zero", "CORE-01-06-00-02", cell=cell, player=p)
+                return
         # CORE-01-06-05/06: move one Influence from supply to the Hotspot.
         self.supply[p] -= 1
         self.on_board[p] += 1
@@ -833,7 +850,7 @@ class Game:
         lay = self.layout
         if a == lay.pass_:
             self.log("pass", "RULINGS-R7", player=p)
-            if self.active_effects or self.modifier_sources:
+            if self._modified():
                 effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
             return
         if a > lay.pass_:  # a Political Action an expansion adds
@@ -843,7 +860,7 @@ class Game:
             raise AssertionError(f"no expansion takes action {a}")
         kind, cell = divmod(a, lay.n)
         if kind == PLACE:
-            if self.active_effects or self.modifier_sources:
+            if self._modified():
                 self._begin_effect(p, "place", cell)
             else:
                 self._place_influence(p, cell)
@@ -856,7 +873,7 @@ class Game:
 
     def _move_choice(self, p: int, src: int, a: int) -> None:
         dst = a - MOVE_TO * self.layout.n
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             self._begin_effect(p, "move", dst, src=src)
         else:
             self._move_influence(p, src, dst)
@@ -920,7 +937,7 @@ class Game:
         """
         text = self.grassroots_text(effect.tile)
         finite = self.config.bank_stock is not None
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             bases = self._convert_bases(effect, pay)
             check = True
         else:
@@ -1009,12 +1026,12 @@ class Game:
     def _before_pay(self, effect: Effect, pay: list[int], rule: str) -> None:
         """Step 4-6 of an expansion action: note used substitutions and applied extra costs, pay, consume."""
         p = effect.actor
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             effects.use_payment(self, effect, tuple(pay))
             self._log_surcharges(effect)
         if pay:
             self._pay(p, pay, rule)
-        if self.active_effects or self.modifier_sources:
+        if self._modified():
             effects.consume(self, p)  # durations "until consumed" by this Political Action
 
     def _log_surcharges(self, effect: Effect) -> None:
@@ -1037,14 +1054,20 @@ class Game:
         p, cell, pay = res.owner, res.tile, res.paid
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
-        if self.active_effects or self.modifier_sources:
+        amount = 1
+        if self._modified():
             # CORE-01-08-06A: via the Start Committee no modifier applied, but what this Political Action consumes
             # is consumed (docs/rulings.md BC-26).
-            self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
+            effect = self.effect_for("formalize", cell, p)
+            self._before_pay(effect, pay, rule)
+            amount = effects.effect_output(self, effect, 1, log=True)  # output modifiers (CORE-01-06-00-02)
         else:
             self._pay(p, pay, rule)
         if start:
             self.start_used[p] = True  # CORE-01-08-07
+        if amount <= 0:  # an output reduced to 0: the costs are paid, nothing is created
+            self.log("formalize", "CORE-01-04-17", player=p, cell=cell, amount=0)
+            return
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
         self.supply[p] += 1
         self.created[p] += 1
@@ -1055,17 +1078,19 @@ class Game:
         self._pop(res)
         p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
         text = self.grassroots_text(cell)
-        if self.active_effects or self.modifier_sources:
+        amount = text.gain
+        if self._modified():
             effect = self.effect_for("convert", cell, p)
             self._before_pay(effect, pay, "CORE-01-04-22")
             for ex in self.expansions:
                 ex.before_gain(self, res, effect)
+            amount = effects.effect_output(self, effect, amount, log=True)  # output modifiers (CORE-01-06-00-02)
         else:
             self._pay(p, pay, "CORE-01-04-22")
         nr = self.num_resorts
-        self.res[p * nr + gain] += text.gain
-        self.bank[gain] -= text.gain
-        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=text.gain)
+        self.res[p * nr + gain] += amount
+        self.bank[gain] -= amount
+        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=amount)
         for ex in self.expansions:
             ex.execute_riders(self, res)
 
@@ -1107,7 +1132,7 @@ class Game:
         finite = self.config.bank_stock is not None
         nres = self.num_resorts
         n = len(cells)
-        modified = bool(self.active_effects or self.modifier_sources)
+        modified = self._modified()
         while frame.next < n:
             cell = cells[frame.next]
             frame.next += 1
@@ -1139,6 +1164,9 @@ class Game:
             self.noise[r] += rest
             self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
                      resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+            if modified:
+                for ex in self.expansions:
+                    ex.after_production(self, cell, leaders, share)  # an expansion's part of this production instance
             if len(stack) != depth:
                 return False
         return True

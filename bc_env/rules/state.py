@@ -56,7 +56,9 @@ def game_to_dict(g: Game) -> dict[str, Any]:
                 "start_committee_used": g.start_used[p],
             }
         )
-    pending = _pending_to_json(g, g.decision)
+    top = g.decision
+    # an expansion's decision (no schema v1 phase) is written as a frame of the ``stack``, with no pending record
+    pending = _pending_to_json(g, top) if top is None or top.kind in PHASE_NAMES else None
     # The frames below the pending decision (and the decision itself if schema v1 has no phase for it): written
     # only when there are any, so a state of the core game or EXP-01 is exactly schema v1.
     stack = g.stack
@@ -290,7 +292,7 @@ def game_from_dict(data: Any) -> Game:
     if g.tile_at[topo.centre] != 0:
         raise StateError(f"the Start Committee (tile 0) must be at the centre {topo.label(topo.centre)}")
     g._rebuild_board_indexes()
-    _check_board(g)
+    _check_board(g, _queued_hotspots(data))
 
     players = _list(data, "players", "state")
     if len(players) != np_:
@@ -382,7 +384,21 @@ def _read_stack(g: Game, phase: str, raw: Any) -> None:
     g.stack = frames + g.stack
 
 
-def _check_board(g: Game) -> None:
+def _queued_hotspots(data: dict[str, Any]) -> frozenset[str]:
+    """The cells (as written) of the Hotspots a paused placement still has to resolve: ``cells[next:]`` of a
+    ``hotspots`` frame in the state's ``stack`` (RULINGS R5: closed by one placement, resolved in turn; one of them
+    paused for a decision). They are fully surrounded and not resolved yet."""
+    out: set[str] = set()
+    raw = data.get("stack")
+    for f in raw if isinstance(raw, list) else ():
+        if isinstance(f, dict) and f.get("frame") == "hotspots":
+            cells, nxt = f.get("cells"), f.get("next")
+            if isinstance(cells, list) and isinstance(nxt, int) and not isinstance(nxt, bool):
+                out.update(c for c in cells[max(nxt, 0) :] if isinstance(c, str))
+    return frozenset(out)
+
+
+def _check_board(g: Game, queued: frozenset[str] = frozenset()) -> None:
     """The Board grew one connected tile at a time from the Start Committee (CORE-01-03-01, CORE-01-04-05); a fully
     surrounded Hotspot has resolved (RULINGS R5, docs/rulings.md BC-06). Facts that only a history explains (how
     many tiles per turn, a Hotspot marked resolved while still open, deployed vs. the Influence on the Board) are
@@ -403,7 +419,12 @@ def _check_board(g: Game) -> None:
             "Committee (CORE-01-04-05)"
         )
     for c in g.board:
-        if g.kind_at[c] == HOTSPOT and not g.resolved[c] and all(g.tile_at[nb] >= 0 for nb in topo.neighbors[c]):
+        if (
+            g.kind_at[c] == HOTSPOT
+            and not g.resolved[c]
+            and all(g.tile_at[nb] >= 0 for nb in topo.neighbors[c])
+            and topo.label(c) not in queued
+        ):
             raise StateError(
                 f"state.board: the Hotspot at {topo.label(c)} is fully surrounded but not resolved (it resolves the "
                 "first time it is fully surrounded, RULINGS R5)"

@@ -87,6 +87,13 @@ class Expansion:
     hotspot_resolvers: dict[str, HotspotResolver] = {}
     #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
     action_blocks: tuple[Block, ...] = ()
+    #: What of the expansion's rules is still missing ("" = complete); ``Game.new`` refuses the configuration
+    #: with NotImplementedRuleError naming it while it is not empty.
+    incomplete: str = ""
+
+    def after_production(self, game: Game, cell: int, players: list[int], share: int) -> None:
+        """A ResortTile at ``cell`` has just produced ``share`` Resources for each of ``players`` (CORE-01-06-11/14);
+        may push decisions (the settlement resumes at the next ResortTile after them)."""
 
     def modifiers(self, game: Game, effect: Effect) -> Iterable[ActiveEffect]:
         """A modifier source: records that modify ``effect`` besides the durations in force (e.g. objects
@@ -97,6 +104,16 @@ class Expansion:
     def new_state(self, game: Game) -> ExpansionState | None:
         """This expansion's per-game state, created with the game (``game.ext[self.name]``); None: it has none."""
         return None
+
+    def modifying(self, game: Game) -> bool:
+        """Whether, as a modifier source, it may give records for some effect now (default: yes); while no source
+        does and no duration is in force, effects resolve at their base cost (``Game._modified``)."""
+        return True
+
+    def tile_sensitive(self, game: Game, kind: str) -> bool:
+        """Whether, as a modifier source, it may now give different records for effects of ``kind`` on different
+        ContextTiles (default: yes); False lets the legal-action generation check one tile for all."""
+        return True
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         """Declare the expansion's tiles: ``add(kind, name, **TileSpec fields)`` appends one to the catalogue

@@ -23,6 +23,7 @@ from .measures import (
     MAX_PLAYS,
     NO_TARGET,
     OPEN_MEASURES,
+    PLAYABLE,
     PLAYER_TARGETS,
     RESOLVERS,
     target_cells,
@@ -237,7 +238,7 @@ class MeasureSystem(Expansion):
         # EXP-01-06-02/03 / EXP-01-06-03 (v1.3), RULINGS R20: take an open card while holding fewer than 2.
         if len(hand) < HAND_LIMIT:
             cards = sorted(k for deck in z.open for k in deck)
-            if g.active_effects or g.modifier_sources:  # TakeMeasure costs nothing of its own; modifiers may add a cost
+            if g._modified():  # TakeMeasure costs nothing of its own; modifiers may add a cost
                 cards = [k for k in cards if g.payment_choices(g.effect_for("take", -1, p, k))]
             out.extend([lay.take + k for k in cards])
         # EXP-01-06-18 / EXP-01-06-02 (v1.3), RULINGS R20: one PlayMeasure per round over all decks;
@@ -261,8 +262,10 @@ class MeasureSystem(Expansion):
         if kind == "take":
             return Effect("take", player, -1, effects.FREE, card=card)  # CORE-01-06-00-05 (e): null
         if kind == "play":
-            # EXP-01-06-08: the printed cost; CORE-01-06-00-05 (b): a targeted tile is the ContextTile.
-            return Effect("play", player, cell, game.measures[card].cost, card=card, target=target)
+            # EXP-01-06-08: the printed cost; CORE-01-06-00-05 (b): a targeted tile is the ContextTile (unless the
+            # card has no "Target:" line, RULINGS R27).
+            spec = game.measures[card]
+            return Effect("play", player, cell if spec.context_tile else -1, spec.cost, card=card, target=target)
         return None
 
     def execute(self, game: Game, res: Resolution, effect: Effect) -> bool:
@@ -272,7 +275,7 @@ class MeasureSystem(Expansion):
             return True
         if res.effect == "play":
             game._pop(res)
-            execute_play(game, effect, res.paid)
+            execute_play(game, effect, res.paid, res.tile)
             return True
         return False
 
@@ -310,6 +313,9 @@ def play_targets(game: Game, k: int, p: int, first: bool = False) -> list[int]:
     spec = g.measures[k]
     lay = g.layout
     if spec.target == NO_TARGET:
+        playable = PLAYABLE.get(spec.key)
+        if playable is not None and not playable(g, p):  # RULINGS R49
+            return []
         return [-1] if g.payment_choices(g.effect_for("play", -1, p, k)) else []
     if spec.target in PLAYER_TARGETS:
         cands = [(lay.target_player + q, -1, q) for q in target_players(g, spec.target, p)]
@@ -317,7 +323,7 @@ def play_targets(game: Game, k: int, p: int, first: bool = False) -> list[int]:
         cands = [(lay.target + c, c, -1) for c in target_cells(g, spec.target, p)]
     if not cands:
         return []
-    if not (g.active_effects or g.modifier_sources) or not effects.tile_sensitive(g, "play"):
+    if not g._modified() or not effects.tile_sensitive(g, "play"):
         # The total cost does not depend on the target: check it once.
         _, c, q = cands[0]
         if not g.payment_choices(g.effect_for("play", c, p, k, q)):
@@ -397,8 +403,9 @@ def recycle(game: Game, d: int) -> None:
     g.log("measure-recycle", "EXP-01-06-16", deck=g.decks[d], cards=len(pile))
 
 
-def execute_play(game: Game, effect: Effect, pay: list[int]) -> None:
-    """EXP-01-06-07..15: pay, resolve, count the play, move the card on."""
+def execute_play(game: Game, effect: Effect, pay: list[int], tile: int | None = None) -> None:
+    """EXP-01-06-07..15: pay, resolve, count the play, move the card on (``tile``: the targeted tile, when it
+    is not the ContextTile)."""
     g = game
     p, k = effect.actor, effect.card
     spec = g.measures[k]
@@ -407,11 +414,12 @@ def execute_play(game: Game, effect: Effect, pay: list[int]) -> None:
     z = zones(g)
     z.hands[p].remove(k)
     z.last_round[p] = g.round  # EXP-01-06-18 / EXP-01-06-02 (v1.3); TakeMeasure does not count (-19)
-    g.log("play-measure", "EXP-01-06-07", player=p, card=spec.key, tile=effect.tile, target=effect.target)
+    tile = effect.tile if tile is None else tile
+    g.log("play-measure", "EXP-01-06-07", player=p, card=spec.key, tile=tile, target=effect.target)
     # EXP-01-06-10: the effect resolves immediately: a resolver may act at once, push decisions (they resolve
     # before anything else of this turn) and return the lasting part as an ActiveEffect (None: nothing lasts).
     depth = len(g.stack)
-    active = RESOLVERS[spec.key](g, p, k, effect.tile, effect.target)
+    active = RESOLVERS[spec.key](g, p, k, tile, effect.target)
     if active is not None:
         g.active_effects.append(active)
         g.log("measure-effect", spec.rule(g.config.exp01_edition), card=spec.key, player=p,

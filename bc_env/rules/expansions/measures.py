@@ -27,6 +27,8 @@ T_RESORT = "resort"  # a ResortTile on the Board
 T_OPPONENT_ECO_RESORT = "opponent-eco-resort"  # an ECO ResortTile another player controls (BC-25)
 T_PLAYER = "player"  # any player, the actor included
 T_OPPONENT = "opponent"  # any other player
+T_ANY_HOTSPOT = "any-hotspot"  # any Hotspot on the Board, resolved or not (RULINGS R49: EXP-02-08-M08)
+T_NON_START = "non-start"  # any Board tile but the Start Committee (RULINGS R49: EXP-02-08-M13)
 PLAYER_TARGETS = (T_PLAYER, T_OPPONENT)
 
 #: The most MeasureCards a player may hold over all decks (EXP-01-06-03, EXP-01-06-03 (v1.3), RULINGS R20).
@@ -51,6 +53,9 @@ class MeasureSpec:
     target: str = NO_TARGET
     #: The rule IDs of the card's effect text: (standalone, v1.3).
     rules: tuple[str, str] = ("", "")
+    #: Whether a targeted tile is the PlayMeasure's ContextTile (CORE-01-06-00-05 (b), a "Target: One ... Tile"
+    #: line); EXP-02's cards have none, so their ContextTile is null although they name a tile (RULINGS R27).
+    context_tile: bool = True
 
     def rule(self, edition: str) -> str:
         return self.rules[1] if edition == "v1.3" else self.rules[0]
@@ -58,8 +63,12 @@ class MeasureSpec:
 
 #: Card resolvers by card key; the decks register theirs here.
 RESOLVERS: dict[str, Resolver] = {}
-#: Decks by expansion name, in canonical order.
-DECKS: dict[str, tuple[MeasureSpec, ...]] = {}
+#: Decks by expansion name, in canonical order; a deck whose cards depend on the configuration (e.g. on the
+#: index of its resort) is a function of it.
+DECKS: dict[str, tuple[MeasureSpec, ...] | Callable[[RulesConfig], tuple[MeasureSpec, ...]]] = {}
+#: Preconditions of cards without a target (RULINGS R49: playable only when their effect has something to act
+#: on), by card key: playable(game, player).
+PLAYABLE: dict[str, Callable[[Game, int], bool]] = {}
 
 
 def build_measures(config: RulesConfig) -> tuple[MeasureSpec, ...]:
@@ -67,7 +76,8 @@ def build_measures(config: RulesConfig) -> tuple[MeasureSpec, ...]:
     cards: list[MeasureSpec] = []
     for name, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02), ("EXP-03", config.exp03)):
         if on:
-            cards.extend(DECKS.get(name, ()))
+            deck = DECKS.get(name, ())
+            cards.extend(deck(config) if callable(deck) else deck)
     return tuple(cards)
 
 
@@ -78,6 +88,10 @@ def target_cells(game: Game, kind: str, player: int) -> list[int]:
         return [c for c in game.board if game.kind_at[c] == HOTSPOT and not game.resolved[c]]
     if kind == T_RESORT:
         return list(game.resort_cells)
+    if kind == T_ANY_HOTSPOT:
+        return [c for c in game.board if game.kind_at[c] == HOTSPOT]
+    if kind == T_NON_START:
+        return list(game.nonstart)
     if kind == T_OPPONENT_ECO_RESORT:
         eco = game.config.resorts.index("ECO")
         out = []
