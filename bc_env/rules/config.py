@@ -101,6 +101,8 @@ class RulesConfig:
     exp03: bool = False
     #: RULINGS R22.
     exp01_edition: str = "standalone"
+    #: RULINGS R58: CountdownMarkers in the CountdownSupply at Setup (EXP-03-02-C-02); written only with EXP-03.
+    countdown_supply: int = 10
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
 
@@ -130,6 +132,7 @@ class RulesConfig:
         for flag in ("exp01", "exp02", "exp03"):
             _check_bool(flag, getattr(self, flag))
         _check_choice("exp01_edition", self.exp01_edition, EDITIONS)
+        _check_int("countdown_supply", self.countdown_supply, 0, 99)
         if not isinstance(self.name, str):
             raise ConfigError(f"name must be a string, got {self.name!r}")
 
@@ -165,6 +168,8 @@ class RulesConfig:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["grassroots_texts"] = [asdict(t) for t in self.grassroots_texts]
+        if not self.exp03:
+            del data["countdown_supply"]  # an EXP-03 option (RULINGS R58): core and EXP-01 states stay as they were
         return data
 
     @classmethod

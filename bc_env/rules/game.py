@@ -59,7 +59,7 @@ from .decisions import (
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
 from .expansions import Expansion, build_measures, expansions_for
-from .expansions.base import HotspotResolver
+from .expansions.base import HotspotResolver, incomplete_allowed
 from .expansions.measures import MeasureSpec
 from .rng import Rng
 from .topology import Topology, get_topology
@@ -194,15 +194,15 @@ class Game:
 
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
-        if config.exp02 or config.exp03:
-            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
-            raise NotImplementedRuleError(
-                f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
-            )
+        if config.exp02:
+            raise NotImplementedRuleError("EXP-02 not implemented yet; the expansions land with their own issues")
         g = object.__new__(cls)
         g.config = config
         (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
          g.modifier_sources) = _shared(config)  # fmt: skip
+        for ex in g.expansions:  # an expansion still being built refuses to play half a game
+            if ex.missing and not incomplete_allowed():
+                raise NotImplementedRuleError(f"{ex.name} not implemented yet: {ex.missing} missing")
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -817,6 +817,13 @@ class Game:
             if resolver is not None:  # a Hotspot with its own text (CORE-01-10-01), e.g. the v1.3 Labor Market
                 resolver(self, cell, p)
                 return
+        if self.active_effects or self.modifier_sources:
+            # EXP-03-06-06/07, RULINGS R43/R51: majority suppression; the majority stands, no Influence is placed.
+            suppressor = effects.suppressed_by(self, Effect("hotspot", -1, cell))
+            if suppressor is not None:
+                self.log("influence-suppressed", effects.MODIFIERS[suppressor.id].rule(self, suppressor),
+                         id=suppressor.id, owner=suppressor.owner, kind="hotspot", cell=cell, player=p)  # fmt: skip
+                return
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
@@ -1118,7 +1125,15 @@ class Game:
             k = len(leaders)
             share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
             for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
-                self.res[p * nres + r] += share
+                got = share
+                if modified:  # a cap per recipient at distribution (RULINGS R38/R40, e.g. EXP-03-08-M11-05)
+                    got, capper = effects.capped_share(self, effect, p, share)
+                    if capper is not None:
+                        rest += share - got  # the excess goes to Noise (CORE-01-06-15 analogy, RULINGS R38)
+                        self.log("measure-applied", effects.MODIFIERS[capper.id].rule(self, capper), id=capper.id,
+                                 owner=capper.owner, kind="production", cell=cell, player=p, before=share,
+                                 after=got)  # fmt: skip
+                self.res[p * nres + r] += got
             self.bank[r] -= amount
             self.noise[r] += rest
             self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
@@ -1129,6 +1144,7 @@ class Game:
 
     def _settlement_end(self) -> None:
         effects.expire(self, effects.END_OF_SETTLEMENT)
+        effects.expire(self, effects.END_OF_NEXT_ROUND)  # e.g. EXP-03-08-M02-04, RULINGS R39
         effects.reset_round_flags(self)  # EXP-02-07-04 / EXP-03-07-03: usedThisRound resets
 
     def _end_game(self) -> None:

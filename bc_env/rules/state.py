@@ -17,7 +17,15 @@ from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
 from .expansions.measure_system import Target, play_targets
-from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, OPEN_MEASURES, PLAYER_TARGETS
+from .expansions.measures import (
+    HAND_LIMIT,
+    MAX_PLAYS,
+    NO_TARGET,
+    OPEN_MEASURES,
+    PLAYER_TARGETS,
+    T_RESORT_TYPE,
+    TARGET_RESORT_BLOCK,
+)
 from .game import PHASE_NAMES, Game
 from .rng import Rng
 
@@ -465,8 +473,8 @@ def _read_effects(g: Game, raw: list[Any]) -> list[ActiveEffect]:
         key = e["id"]
         if not isinstance(key, str) or key not in effects.MODIFIERS:
             raise StateError(f"{where}.id {key!r} names no known effect")
-        if e["until"] not in effects.TIMINGS:
-            raise StateError(f"{where}.until must be one of {', '.join(effects.TIMINGS)}, got {e['until']!r}")
+        if e["until"] not in effects.ALL_TIMINGS:
+            raise StateError(f"{where}.until must be one of {', '.join(effects.ALL_TIMINGS)}, got {e['until']!r}")
         owner = _int(e, "owner", where, 0, np_ - 1)
         from_round = _int(e, "from_round", where, 0, g.round + 1)
         data = e["data"]
@@ -485,6 +493,10 @@ def _read_effects(g: Game, raw: list[Any]) -> list[ActiveEffect]:
                 _int(data, name, f"{where}.data", 0, g.turn)
             elif name == "used":
                 _bool(data, name, f"{where}.data")
+            elif name == "resort":  # e.g. EXP-03-08-M02-03 Carbon Levy's target resort
+                _int(data, name, f"{where}.data", 0, g.num_resorts - 1)
+            elif name == "round":  # the round an END_OF_NEXT_ROUND effect was created in (RULINGS R39)
+                _int(data, name, f"{where}.data", 1, g.round)
         if key in card_index:
             per_card[key] = per_card.get(key, 0) + 1
             if per_card[key] > MAX_PLAYS:
@@ -669,6 +681,9 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
         if spec.target == NO_TARGET:
             if cell != -1 or target != -1:
                 raise StateError(f"state.pending: {spec.key} has no target")
+        elif spec.target == T_RESORT_TYPE:  # a resort as the target (e.g. EXP-03-08-M02-03)
+            if cell != -1 or g.layout.offset(TARGET_RESORT_BLOCK) + target not in play_targets(g, card, p):
+                raise StateError(f"state.pending: not a legal target of {spec.key}")
         elif (cell != -1) == wanted_players or action not in play_targets(g, card, p):
             raise StateError(f"state.pending: not a legal target of {spec.key}")
     res = Resolution(p, kind, cell, src, card, target)

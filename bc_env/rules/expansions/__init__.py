@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..config import RulesConfig
 from . import exp01 as exp01
+from . import exp03 as exp03
 from .base import Expansion
 from .measure_system import MeasureSystem
 from .measures import MeasureSpec, build_measures
@@ -24,7 +25,9 @@ def expansions_for(config: RulesConfig) -> tuple[Expansion, ...]:
         out.append(MeasureSystem())
     if config.exp01:
         out.append(exp01.Exp01(config.exp01_edition))
+    if config.exp03:
+        out.append(exp03.Exp03())
     return tuple(out)
 
 
-__all__ = ["Expansion", "MeasureSpec", "build_measures", "exp01", "expansions_for"]
+__all__ = ["Expansion", "MeasureSpec", "build_measures", "exp01", "exp03", "expansions_for"]

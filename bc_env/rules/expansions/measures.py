@@ -28,6 +28,10 @@ T_OPPONENT_ECO_RESORT = "opponent-eco-resort"  # an ECO ResortTile another playe
 T_PLAYER = "player"  # any player, the actor included
 T_OPPONENT = "opponent"  # any other player
 PLAYER_TARGETS = (T_PLAYER, T_OPPONENT)
+#: A resort (not a tile): EXP-03-08-M02 Carbon Levy (RULINGS R49/R53); the action is in the ``target-resort``
+#: block of the expansion that has such a card, the resort index travels as the effect's ``target``.
+T_RESORT_TYPE = "resort-type"
+TARGET_RESORT_BLOCK = "target-resort"
 
 #: The most MeasureCards a player may hold over all decks (EXP-01-06-03, EXP-01-06-03 (v1.3), RULINGS R20).
 HAND_LIMIT = 2
@@ -58,8 +62,11 @@ class MeasureSpec:
 
 #: Card resolvers by card key; the decks register theirs here.
 RESOLVERS: dict[str, Resolver] = {}
-#: Decks by expansion name, in canonical order.
-DECKS: dict[str, tuple[MeasureSpec, ...]] = {}
+#: Decks by expansion name, in canonical order: the cards, or a function of the configuration that gives them
+#: (a deck whose costs name resorts whose index depends on the active expansions, e.g. CLM).
+DECKS: dict[str, tuple[MeasureSpec, ...] | Callable[[RulesConfig], tuple[MeasureSpec, ...]]] = {}
+#: The legal resort targets of a T_RESORT_TYPE card, by card key: (game, player) -> resort indices (ascending).
+RESORT_TARGETS: dict[str, Callable[[Game, int], list[int]]] = {}
 
 
 def build_measures(config: RulesConfig) -> tuple[MeasureSpec, ...]:
@@ -67,7 +74,8 @@ def build_measures(config: RulesConfig) -> tuple[MeasureSpec, ...]:
     cards: list[MeasureSpec] = []
     for name, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02), ("EXP-03", config.exp03)):
         if on:
-            cards.extend(DECKS.get(name, ()))
+            deck = DECKS.get(name, ())
+            cards.extend(deck(config) if callable(deck) else deck)
     return tuple(cards)
 
 

@@ -1,0 +1,560 @@
+"""EXP-03 Climate & Future (``spec/EXP-03.md``) on the expansion interface: the CLM resort and the Climate
+ResortTiles, the Hotspot Transformationsdruck with its CountdownMarkers, the Climate-effect definition, and the
+fifteen Measures as data plus small handlers on the one effect pipeline (``effects.py``).
+
+Readings settled by RULINGS R34-R40, R49-R59 are cited where they apply; readings the rulings leave open are
+docs/rulings.md BC-60 onwards.
+
+EXP-03 extends CORE-01, which stays valid unless overridden (EXP-03-00-01/02); victory is unchanged
+(EXP-03-00-07: ``Game.winners`` is untouched) and no automatic round-based trigger exists (EXP-03-00-09,
+EXP-03-04-B-04/05, EXP-03-09-04, EXP-03-10-06: nothing here runs at a timing point except the durations' ends).
+CLM is an ordinary resort (EXP-03-01-01..07): it is one more entry of ``RulesConfig.resorts`` while EXP-03 is
+active, so every "any resort" / "different resorts" slot accepts it and it counts as a distinct resort, and a
+slot that names another resort never takes it (RULINGS R56). CLM changes neither the Influence cap nor majority
+(EXP-03-09-01/02): nothing here reads it there. The round structure, starting Influence and upkeep are
+unchanged (EXP-03-03-05/06, EXP-03-09-06).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from .. import effects
+from ..actions import RESORT, Block
+from ..components import HOTSPOT, TRANSFORMATIONSDRUCK, TileAdder
+from ..components import RESORT as RESORT_TILE
+from ..config import RulesConfig
+from ..effects import (
+    ANY,
+    CONSUMED,
+    END_OF_NEXT_ROUND,
+    END_OF_PLAYER_TURN,
+    MODIFIERS,
+    OWNER_NEXT_TURN,
+    POLITICAL_KINDS,
+    ActiveEffect,
+    Cost,
+    Effect,
+    Modifier,
+)
+from ..errors import StateError
+from .base import Expansion
+from .measures import (
+    DECKS,
+    NO_TARGET,
+    RESOLVERS,
+    RESORT_TARGETS,
+    T_PLAYER,
+    T_RESORT,
+    T_RESORT_TYPE,
+    TARGET_RESORT_BLOCK,
+    MeasureSpec,
+)
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+DECK = "EXP-03"
+#: The source tag of Climate surcharges (effects.SOURCES; RULINGS R55): the exemptions waive exactly these.
+CLIMATE = "climate"
+
+# EXP-03-02-A-01 (2-4 players): CLM-W1 x2, CLM-W2 x2.
+CLM_RESORT_COUNTS = ((1, 2), (2, 2))
+# EXP-03-02-A-02, RULINGS R57 (5-6 players): one more CLM-W1 and CLM-W2.
+CLM_ADD56_RESORT_COUNTS = ((1, 1), (2, 1))
+
+#: Effect kinds only EXP-03 gives (docs/rulings.md BC-60): placing a CountdownMarker (EXP-03-04-B-02, RULINGS R37)
+#: and Future Investment's gain (EXP-03-08-M03-05; its output, RULINGS R29).
+COUNTDOWN = "countdown"
+MEASURE_GAIN = "measure-gain"
+#: Placing a drawn tile (RULINGS R28/R54: an effect only where a card says so); its ``card`` is the tile id.
+PLACE_TILE_KIND = "place-tile"
+
+
+# ---------------------------------------------------------------------------- resorts of the configuration
+
+
+@lru_cache(maxsize=64)
+def _indices(resorts: tuple[str, ...]) -> tuple[int, int, int, int, int]:
+    """DOM, FOR, INF, ECO (-1 without EXP-01) and CLM indices for the active resorts (config.ALL_RESORTS order)."""
+    eco = resorts.index("ECO") if "ECO" in resorts else -1
+    return 0, 1, 2, eco, resorts.index("CLM")
+
+
+def clm_index(game: Game) -> int:
+    return _indices(game.config.resorts)[4]
+
+
+def clm_or_dom(game: Game) -> Cost:
+    """ "+1 CLM or +1 DOM" (EXP-03-08-M01-05 and the like): one slot that either resort pays (RULINGS R56)."""
+    dom, _, _, _, clm = _indices(game.config.resorts)
+    return ((1, ANY, (1 << clm) | (1 << dom)),)
+
+
+# ---------------------------------------------------------------------------- the cards (EXP-03-08)
+
+# Named resorts of the printed costs; resolved to indices per configuration (build_deck).
+_C, _D, _F, _I, _E = "CLM", "DOM", "FOR", "INF", "ECO"
+
+
+@dataclass(frozen=True)
+class CardText:
+    """One card as printed: what the Climate-effect definition (EXP-03-02-D-01) reads besides the cost."""
+
+    number: int
+    name: str
+    cost: tuple[str, ...]
+    target: str = NO_TARGET
+    #: EXP-03-02-D-01 (b): the effect text names CLM; (c): it names "Climate effect"; (d): it modifies costs or
+    #: prohibitions based on Climate Measures.
+    text_names_clm: bool = False
+    text_names_climate_effect: bool = False
+    modifies_by_climate_measures: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"EXP-03-M{self.number:02d}"
+
+    @property
+    def rule(self) -> str:
+        """The rule ID of the card's effect line."""
+        return f"EXP-03-08-M{self.number:02d}-{EFFECT_LINE[self.number]:02d}"
+
+
+#: The number of each card's Effect line (EXP-03-08-Mxx-yy); its Duration line is the one before.
+EFFECT_LINE = {1: 5, 2: 5, 3: 5, 4: 5, 5: 4, 6: 4, 7: 4, 8: 4, 9: 5, 10: 4, 11: 5, 12: 4, 13: 4, 14: 4, 15: 4}
+
+# EXP-03-08-M01-01..02 ... M15-01..02: name, cost, target.
+CARDS: tuple[CardText, ...] = (
+    CardText(1, "Transformation Directive", (_C, _C), T_RESORT, text_names_clm=True),
+    CardText(2, "Carbon Levy", (_C, _C), T_RESORT_TYPE, text_names_clm=True),
+    CardText(3, "Future Investment", (_C, _C), T_RESORT),
+    CardText(4, "Future Resolution", (_C, _C), T_PLAYER),
+    CardText(5, "Greenwashing", (_C, _I), text_names_clm=True),
+    CardText(6, "Energy Crisis", (_C, _E)),
+    CardText(7, "Protest Movement", (_C,)),
+    CardText(8, "Adaptation Strategy", (_C, _C), text_names_climate_effect=True),
+    CardText(9, "Technology Initiative", (_C, _E, _D), text_names_climate_effect=True),
+    CardText(10, "Future Pact", (_C, _D, _F), modifies_by_climate_measures=True),
+    CardText(11, "Supply Chain Disruption", (_C, _E), T_PLAYER),
+    CardText(12, "Extreme Weather Event", (_C,), text_names_clm=True),
+    CardText(13, "Intergenerational Pact", (_C, _D)),
+    CardText(14, "Transformation Blockade", (_C, _I), text_names_clm=True),
+    CardText(15, "Future Committee", (_C, _I, _E), text_names_clm=True),
+)
+TEXT_BY_KEY = {c.key: c for c in CARDS}
+
+
+def build_deck(config: RulesConfig) -> tuple[MeasureSpec, ...]:
+    """The EXP-03 Measures of ``config`` (EXP-03-03-02): costs in the configuration's resort indices; without
+    EXP-01 the four cards whose cost names ECO are left out (RULINGS R36: 11 cards)."""
+    return _build_deck(config.resorts)
+
+
+@lru_cache(maxsize=16)
+def _build_deck(resorts: tuple[str, ...]) -> tuple[MeasureSpec, ...]:
+    out = []
+    for card in CARDS:
+        if any(r not in resorts for r in card.cost):
+            continue  # RULINGS R36: an ECO cost without EXP-01
+        idx = sorted(resorts.index(r) for r in card.cost)
+        cost: Cost = tuple((1, ANY, 1 << r) for r in idx)
+        out.append(MeasureSpec(card.key, DECK, card.name, cost, card.target, (card.rule, card.rule)))
+    return tuple(out)
+
+
+def is_climate_effect(spec: MeasureSpec, resorts: tuple[str, ...]) -> bool:
+    """EXP-03-02-D-01/02: whether a Measure's effect is a Climate effect: (a) it requires CLM as cost, (b) its
+    text names CLM, (c) it names "Climate effect", (d) it modifies costs or prohibitions based on Climate
+    Measures. Cards of other decks name none of these (only their cost is read). A Political Action is not a
+    Climate effect because its payment happens to use CLM (RULINGS R55)."""
+    if "CLM" in resorts:
+        clm_bit = 1 << resorts.index("CLM")
+        if any(mask == clm_bit for _, _, mask in spec.cost):  # (a)
+            return True
+    text = TEXT_BY_KEY.get(spec.key)
+    if text is None:
+        return False
+    return text.text_names_clm or text.text_names_climate_effect or text.modifies_by_climate_measures  # (b)-(d)
+
+
+# ---------------------------------------------------------------------------- handlers (effects.Modifier)
+
+
+class _Card(Modifier):
+    """Common to the EXP-03 handlers: the rule cited is the card's effect line."""
+
+    source = "measure"
+
+    def rule(self, game: Game, active: ActiveEffect) -> str:
+        return TEXT_BY_KEY[active.id].rule
+
+    def end_rule(self, game: Game, active: ActiveEffect) -> str:
+        n = TEXT_BY_KEY[active.id].number
+        return f"EXP-03-08-M{n:02d}-{EFFECT_LINE[n] - 1:02d}"  # the card's Duration line
+
+
+class _ClimateSurcharge(_Card):
+    """A Climate cost increase (EXP-03-06-03..05, RULINGS R55): tagged ``climate`` so the exemptions see it."""
+
+    source = CLIMATE
+
+
+class TransformationDirective(_ClimateSurcharge):
+    """M01: each Action whose ContextTile is the targeted ResortTile requires +1 CLM or +1 DOM, every player's,
+    the owner's included; unpayable, it is not offered (EXP-03-08-M01-05/06, RULINGS R53, R18)."""
+
+    data_keys = frozenset(("cell",))
+    kinds = POLITICAL_KINDS
+    tile_sensitive = True
+
+    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
+        return clm_or_dom(game) if effect.tile == active.get("cell") else ()
+
+
+class CarbonLevy(_ClimateSurcharge):
+    """M02: Actions whose ContextTile is a ResortTile of the targeted resort require +1 CLM or +1 DOM
+    (EXP-03-08-M02-05/07/08, RULINGS R53); other ContextTiles are not touched (-08)."""
+
+    data_keys = frozenset(("resort", "round"))
+    kinds = POLITICAL_KINDS
+    tile_sensitive = True
+
+    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
+        cell = effect.tile
+        if cell < 0 or game.kind_at[cell] != RESORT_TILE:
+            return ()
+        return clm_or_dom(game) if game.catalogue[game.tile_at[cell]].resort == active.get("resort") else ()
+
+
+class FutureResolution(_Card):
+    """M04: during the target player's next turn that player may not PlayMeasure, of any deck (EXP-03-08-M04-05,
+    RULINGS R39, R49)."""
+
+    data_keys = frozenset(("player", "turn"))
+    kinds = frozenset(("play",))
+
+    def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        return effect.actor == active.get("player")
+
+
+class EnergyCrisis(_ClimateSurcharge):
+    """M06: ConvertResources requires exactly +1 DOM, once per ConvertResources (the Investment Program exchange
+    is part of it; EXP-03-08-M06-04/05, RULINGS R55)."""
+
+    kinds = frozenset(("convert",))
+
+    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
+        return ((1, ANY, 1 << _indices(game.config.resorts)[0]),)
+
+
+class ProtestMovement(_Card):
+    """M07: a majority generates no Influence: every Hotspot resolution in the window places none; the majority,
+    control, Lobbyists and production are unchanged, Formalize is unaffected (EXP-03-08-M07-04, EXP-03-06-06/07,
+    RULINGS R51, R43)."""
+
+    kinds = frozenset(("hotspot",))
+
+    def suppresses_influence(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        return True
+
+
+class AdaptationStrategy(_Card):
+    """M08: actions that would incur additional costs from Climate effects incur none, for every player
+    (EXP-03-08-M08-04, RULINGS R34, R55); prohibitions stay (EXP-03-07-06)."""
+
+    kinds = POLITICAL_KINDS | {COUNTDOWN, PLACE_TILE_KIND}
+
+    def waives(self, game: Game, active: ActiveEffect, effect: Effect) -> frozenset[str]:
+        return frozenset((CLIMATE,))
+
+
+class TechnologyInitiative(_Card):
+    """M09: the owner's next Political Action ignores additional costs imposed by Climate effects
+    (EXP-03-08-M09-04/05, RULINGS R31: consumed by the owner's first Political Action after play; R55)."""
+
+    data_keys = frozenset(("target",))
+    kinds = POLITICAL_KINDS
+
+    def waives(self, game: Game, active: ActiveEffect, effect: Effect) -> frozenset[str]:
+        return frozenset((CLIMATE,)) if effect.actor == active.get("target") else frozenset()
+
+
+class FuturePact(_Card):
+    """M10: Climate Measures affecting the owner impose no additional costs on them (EXP-03-08-M10-04, R55)."""
+
+    kinds = POLITICAL_KINDS | {COUNTDOWN, PLACE_TILE_KIND}  # RULINGS R54: Extreme Weather too
+
+    def waives(self, game: Game, active: ActiveEffect, effect: Effect) -> frozenset[str]:
+        return frozenset((CLIMATE,)) if effect.actor == active.owner else frozenset()
+
+
+class SupplyChainDisruption(_Card):
+    """M11: during each production instance the target receives at most 1 Resource; the excess goes to Noise
+    (EXP-03-08-M11-05, RULINGS R38, R40: after distribution)."""
+
+    data_keys = frozenset(("target",))
+    kinds = frozenset(("production",))
+
+    def cap_share(self, game: Game, active: ActiveEffect, effect: Effect, player: int, share: int) -> int:
+        return min(share, 1) if player == active.get("target") else share
+
+
+class ExtremeWeatherEvent(_ClimateSurcharge):
+    """M12: placing a ResortTile requires +1 CLM or +1 DOM, paid by the active player (EXP-03-08-M12-04/05,
+    RULINGS R54). NOT ENFORCED YET: tile placement is not an effect on the pipeline (``Exp03.missing``)."""
+
+    kinds = frozenset((PLACE_TILE_KIND,))
+
+    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
+        cell = effect.tile
+        return clm_or_dom(game) if cell >= 0 and game.catalogue[effect.card].kind == RESORT_TILE else ()
+
+
+class _Placeholder(_Card):
+    """A card whose effect is not implemented yet (listed in ``Exp03.missing``, so no game plays it outside
+    tests): its duration is recorded and changes nothing."""
+
+
+class CountdownSurcharge(_ClimateSurcharge):
+    """M14 / M15: placing a CountdownMarker requires +1 CLM or +1 DOM (EXP-03-08-M14-04/05, -M15-04/05). Nothing
+    places one (RULINGS R37): the cards are playable and their surcharge is in force for the placement hook."""
+
+    kinds = frozenset((COUNTDOWN,))
+
+    def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
+        return clm_or_dom(game)
+
+
+MODIFIERS.update(
+    {
+        "EXP-03-M01": TransformationDirective(),
+        "EXP-03-M02": CarbonLevy(),
+        "EXP-03-M04": FutureResolution(),
+        "EXP-03-M06": EnergyCrisis(),
+        "EXP-03-M07": ProtestMovement(),
+        "EXP-03-M08": AdaptationStrategy(),
+        "EXP-03-M09": TechnologyInitiative(),
+        "EXP-03-M10": FuturePact(),
+        "EXP-03-M11": SupplyChainDisruption(),
+        "EXP-03-M05": _Placeholder(),
+        "EXP-03-M12": ExtremeWeatherEvent(),
+        "EXP-03-M13": _Placeholder(),
+        "EXP-03-M14": CountdownSurcharge(),
+        "EXP-03-M15": CountdownSurcharge(),
+    }
+)
+
+
+# ---------------------------------------------------------------------------- resolvers (EXP-01-06-10)
+
+
+def _until_owner_next_turn(key: str, target_key: str = "") -> Any:
+    """ "Until the beginning of your next turn" (RULINGS R39): OWNER_NEXT_TURN ends it as the owner's turn starts."""
+
+    def resolve(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+        data: tuple[tuple[str, Any], ...] = ()
+        if target_key == "cell":
+            data = (("cell", tile),)
+        elif target_key == "target":
+            data = (("target", target),)
+        return ActiveEffect(key, player, OWNER_NEXT_TURN, game.round, data)
+
+    return resolve
+
+
+def _m02(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-03-08-M02-04, RULINGS R39/R53: the rest of this round and all of the next, its settlement included.
+    data = (("resort", target), ("round", game.round))
+    return ActiveEffect("EXP-03-M02", player, END_OF_NEXT_ROUND, game.round, data)
+
+
+def _m03(game: Game, player: int, card: int, tile: int, target: int) -> None:
+    """Future Investment: gain exactly 1 Resource of the tile's resort from the Bank, at once (EXP-03-08-M03-04/05,
+    RULINGS R39 "Immediate"); its output passes the output modifiers (RULINGS R29: SecurityLevel reduces it)."""
+    g = game
+    r = g.catalogue[g.tile_at[tile]].resort
+    amount = effects.effect_output(g, Effect(MEASURE_GAIN, player, tile), 1, log=True)
+    if g.config.bank_stock is not None:
+        amount = min(amount, g.bank[r])  # docs/rulings.md BC-03: a finite Bank gives what it has
+    if amount > 0:
+        g.res[player * g.num_resorts + r] += amount
+        g.bank[r] -= amount
+    g.log("future-investment", "EXP-03-08-M03-05", player=player, cell=tile, resort=r, amount=amount)
+    return None
+
+
+def _m04(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-03-08-M04-04, RULINGS R39: the first turn of the target that starts after play (BC-29's window shape).
+    return ActiveEffect("EXP-03-M04", player, END_OF_PLAYER_TURN, game.round, (("player", target), ("turn", game.turn)))
+
+
+def _m09(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-03-08-M09-03/04, RULINGS R31: consumed by the owner's first Political Action after play (effects.consume).
+    return ActiveEffect("EXP-03-M09", player, CONSUMED, game.round, (("target", player),))
+
+
+RESOLVERS.update(
+    {
+        "EXP-03-M01": _until_owner_next_turn("EXP-03-M01", "cell"),
+        "EXP-03-M02": _m02,
+        "EXP-03-M03": _m03,
+        "EXP-03-M04": _m04,
+        "EXP-03-M06": _until_owner_next_turn("EXP-03-M06"),
+        "EXP-03-M07": _until_owner_next_turn("EXP-03-M07"),
+        "EXP-03-M08": _until_owner_next_turn("EXP-03-M08"),
+        "EXP-03-M09": _m09,
+        "EXP-03-M10": _until_owner_next_turn("EXP-03-M10"),
+        "EXP-03-M11": _until_owner_next_turn("EXP-03-M11", "target"),
+        "EXP-03-M05": _until_owner_next_turn("EXP-03-M05"),  # placeholder (Exp03.missing)
+        "EXP-03-M12": _until_owner_next_turn("EXP-03-M12"),
+        "EXP-03-M13": _until_owner_next_turn("EXP-03-M13"),  # placeholder (Exp03.missing)
+        "EXP-03-M14": _until_owner_next_turn("EXP-03-M14"),
+        "EXP-03-M15": _until_owner_next_turn("EXP-03-M15"),
+    }
+)
+DECKS[DECK] = build_deck
+
+
+def carbon_levy_targets(game: Game, player: int) -> list[int]:
+    """EXP-03-08-M02-03/06, RULINGS R49/R53: any resort of the game not targeted by a Carbon Levy in force."""
+    levied = {a.get("resort") for a in game.active_effects if a.id == "EXP-03-M02"}
+    return [r for r in range(game.num_resorts) if r not in levied]
+
+
+RESORT_TARGETS["EXP-03-M02"] = carbon_levy_targets
+
+
+# ---------------------------------------------------------------------------- CountdownMarkers (EXP-03-02-C)
+
+
+class CountdownState:
+    """The CountdownMarkers (EXP-03-02-C-01..09): each is in the CountdownSupply or attached to the one
+    Transformationsdruck (EXP-03-02-C-02/03). They have no effect, never move by themselves and are never
+    evaluated (EXP-03-02-C-04..09, EXP-03-09-03/04). The supply starts with ``config.countdown_supply`` markers
+    (RULINGS R58). Shaped as an expansion state (base.ExpansionState: clone, JSON, conservation check)."""
+
+    key = "countdown"
+
+    def __init__(self, supply: int, attached: dict[int, int] | None = None) -> None:
+        self.supply = supply
+        #: Markers on the Board by Transformationsdruck cell (EXP-03-02-C-03); they stack without limit (-07).
+        self.attached: dict[int, int] = dict(attached or {})
+
+    def clone(self) -> CountdownState:
+        return CountdownState(self.supply, self.attached)
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {
+            "supply": self.supply,
+            "attached": [{"cell": game.topo.label(c), "markers": n} for c, n in sorted(self.attached.items())],
+        }
+
+    def read_json(self, game: Game, data: Any, where: str) -> None:
+        if not isinstance(data, dict) or set(data) != {"supply", "attached"}:
+            raise StateError(f"{where} must be an object with the fields 'supply' and 'attached'")
+        supply = data["supply"]
+        if isinstance(supply, bool) or not isinstance(supply, int) or supply < 0:
+            raise StateError(f"{where}.supply must be a non-negative integer, got {supply!r}")
+        raw = data["attached"]
+        if not isinstance(raw, list):
+            raise StateError(f"{where}.attached must be a list")
+        attached: dict[int, int] = {}
+        for i, entry in enumerate(raw):
+            w = f"{where}.attached[{i}]"
+            if not isinstance(entry, dict) or set(entry) != {"cell", "markers"}:
+                raise StateError(f"{w} must be an object with the fields 'cell' and 'markers'")
+            try:
+                cell = game.topo.parse(entry["cell"]) if isinstance(entry["cell"], str) else None
+            except ValueError:
+                cell = None
+            if cell is None or not is_transformationsdruck(game, cell):
+                raise StateError(f"{w}.cell must be the Transformationsdruck on the Board (EXP-03-02-C-03)")
+            n = entry["markers"]
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1 or cell in attached:
+                raise StateError(f"{w}.markers must be a positive integer, once per cell")
+            attached[cell] = n
+        self.supply = supply
+        self.attached = attached
+        problems = self.check(game)
+        if problems:
+            raise StateError(f"{where}: {problems[0]}")
+
+    def check(self, game: Game) -> list[str]:
+        """Conservation: every marker in exactly one zone (EXP-03-02-C-02), the total as set up (RULINGS R58)."""
+        out = []
+        total = self.supply + sum(self.attached.values())
+        if total != game.config.countdown_supply:
+            out.append(f"{total} CountdownMarkers in play, {game.config.countdown_supply} were set up (RULINGS R58)")
+        for cell in self.attached:
+            if not is_transformationsdruck(game, cell):
+                out.append(f"CountdownMarkers on cell {cell}, which is not the Transformationsdruck (EXP-03-02-C-03)")
+        return out
+
+    def place(self, game: Game, cell: int) -> bool:
+        """EXP-03-04-B-02/03: move one marker from the supply onto the Transformationsdruck at ``cell``; with an
+        empty supply the placement fails with no partial effect. Only an effect that says so calls this
+        (EXP-03-04-B-01, RULINGS R37: none does)."""
+        if self.supply <= 0 or not is_transformationsdruck(game, cell):
+            game.log("countdown-failed", "EXP-03-04-B-03", cell=cell)
+            return False
+        self.supply -= 1
+        self.attached[cell] = self.attached.get(cell, 0) + 1
+        game.log("countdown-placed", "EXP-03-04-B-02", cell=cell, markers=self.attached[cell])
+        return True
+
+
+def is_transformationsdruck(game: Game, cell: int) -> bool:
+    t = game.tile_at[cell] if 0 <= cell < len(game.tile_at) else -1
+    return t >= 0 and game.catalogue[t].special == TRANSFORMATIONSDRUCK
+
+
+def countdown_cost(game: Game, player: int, cell: int) -> Cost | None:
+    """The total cost ``player`` pays to place a CountdownMarker on ``cell`` through the pipeline: 0 plus the
+    surcharges of Transformation Blockade / Future Committee (EXP-03-08-M14-04, -M15-04) less the Climate
+    exemptions; None when a prohibition applies (EXP-03-04-C-01..03: checked before any payment, RULINGS R62)."""
+    return effects.effect_cost(game, Effect(COUNTDOWN, player, cell))
+
+
+# ---------------------------------------------------------------------------- the expansion (base.Expansion)
+
+
+class Exp03(Expansion):
+    """EXP-03 on the expansion interface."""
+
+    name = DECK
+    #: Carbon Levy's target resort (EXP-03-08-M02-03).
+    action_blocks = (Block(TARGET_RESORT_BLOCK, RESORT),)
+    #: While non-empty, Game refuses EXP-03 (base.Expansion.missing).
+    missing = (
+        "the expansion state (CountdownSupply in Game), EXP-03-08-M05 Greenwashing, EXP-03-08-M12 Extreme Weather "
+        "Event, EXP-03-08-M13 Intergenerational Pact, presets, encoder/render, bots"
+    )
+
+    def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
+        # EXP-03-02-A-01..04, EXP-03-03-01, RULINGS R57: CLM ResortTiles (CORE production rules, EXP-03-05-01).
+        clm = config.resorts.index("CLM")
+        counts = CLM_RESORT_COUNTS + (CLM_ADD56_RESORT_COUNTS if config.addon56 else ())
+        for value, n in counts:
+            for _ in range(n):
+                add(RESORT_TILE, f"CLM-W{value}", resort=clm, value=value)
+        # EXP-03-02-B-01..04, EXP-03-03-04: the Hotspot Transformationsdruck (core majority rules, no Resources).
+        add(HOTSPOT, "Transformationsdruck", special=TRANSFORMATIONSDRUCK)
+
+    def new_state(self, game: Game) -> CountdownState:
+        # EXP-03-02-C-02, RULINGS R58: every marker starts in the CountdownSupply.
+        return CountdownState(game.config.countdown_supply)
+
+
+__all__ = [
+    "CARDS",
+    "CLIMATE",
+    "CountdownState",
+    "Exp03",
+    "build_deck",
+    "clm_or_dom",
+    "countdown_cost",
+    "is_climate_effect",
+]
