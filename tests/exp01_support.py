@@ -208,11 +208,11 @@ def supplemental_budget_seeker(game: Game, legal: list[int], rng: random.Random)
     real games, only the choices are steered.
     """
     lay = game.layout
-    n, p, keys, eco = lay.n, game.active, lay.cards, game.eco
+    n, p, keys, eco = lay.n, game.active, lay.cards, game.ext["EXP-01"].eco
     phase = game.phase_name
     m03, m10 = M["M03"], M["M10"]
     effects = game.active_effects
-    planner = keys.index(m10) in game.hands[p] or any(a.id == m10 and a.owner == p for a in effects)
+    planner = keys.index(m10) in game.ext["measures"].hands[p] or any(a.id == m10 and a.owner == p for a in effects)
     if phase == "exchange":
         return rng.choice([a for a in legal if a != lay.decline])
     if phase == "gain" and planner and lay.gain + eco in legal:
@@ -230,8 +230,10 @@ def supplemental_budget_seeker(game: Game, legal: list[int], rng: random.Random)
         takes = {keys[a - lay.take]: a for a in legal if lay.take <= a < lay.play}
         if m03 in plays and any(a.id == m10 and a.owner != p for a in effects):
             return plays[m03]
-        controls = any(game.controller(c) == p for c in game.invest_cells)
-        on_program = [a for a in legal if PLACE * n <= a < (PLACE + 1) * n and a - PLACE * n in game.invest_cells]
+        controls = any(game.controller(c) == p for c in game.ext["EXP-01"].invest_cells)
+        on_program = [
+            a for a in legal if PLACE * n <= a < (PLACE + 1) * n and a - PLACE * n in game.ext["EXP-01"].invest_cells
+        ]
         held_eco = game.resources_of(p)[eco]
         if planner and on_program and not controls:
             return on_program[0]

@@ -314,19 +314,24 @@ def check_measures(g: Game) -> None:
     to an empty RecyclePile (EXP-01-06-16, BC-21). Without an expansion no Measure exists
     (EXP-01-07-04 (Rule Interaction))."""
     if not g.config.exp01:
-        if g.measures or any(g.hands):
+        if g.measures or g.ext:
             _fail("EXP-01-07-04 (Rule Interaction): MeasureCards exist without EXP-01")
         return
     keys = [m.key for m in g.measures]
     if keys != list(EXP01_CARDS):
         _fail(f"the Measure catalogue {keys} != EXP-01-06-M01..M10 {list(EXP01_CARDS)}")
     n_cards = len(keys)
-    count = g.m_count
+    count = g.ext["measures"].count
     if len(count) != n_cards or min(count) < 0 or max(count) > MAX_PLAYS:
         _fail(f"EXP-01-06-11/15: play counters {count} must be 0..{MAX_PLAYS}, one per card")
     zones: list[int] = []
     for d, deck in enumerate(g.decks):
-        draw, open_, recycle, final = g.m_draw[d], g.m_open[d], g.m_recycle[d], g.m_final[d]
+        draw, open_, recycle, final = (
+            g.ext["measures"].draw[d],
+            g.ext["measures"].open[d],
+            g.ext["measures"].recycle[d],
+            g.ext["measures"].final[d],
+        )
         if len(open_) > OPEN_MEASURES:
             _fail(f"EXP-01-03-03 / EXP-01-06-04: {len(open_)} OpenMeasures in deck {deck}")
         if recycle and not draw:
@@ -341,7 +346,7 @@ def check_measures(g: Game) -> None:
             if count[k] >= MAX_PLAYS:
                 _fail(f"EXP-01-06-14: {keys[k]} was played twice but is back in deck {deck}")
         zones += draw + open_ + recycle + final
-    for p, hand in enumerate(g.hands):
+    for p, hand in enumerate(g.ext["measures"].hands):
         if len(hand) > HAND_LIMIT:
             _fail(f"EXP-01-06-03, R20: player {p} holds {len(hand)} Measures")
         for k in hand:
@@ -449,6 +454,10 @@ def check_state(g: Game) -> list[int]:
     """All stateless checks of one position; returns the recomputed Influence on Board per player."""
     check_tile_zones(g)
     check_measures(g)
+    for name, state in g.ext.items():  # each expansion's own conservation and caps (ExpansionState.check)
+        problems = state.check(g)
+        if problems:
+            _fail(f"{name}: {'; '.join(problems)}")
     on_board = check_influence(g)
     check_resources(g)
     return on_board
@@ -512,7 +521,7 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
     if phase == "move_to":
         src = g.decision.src
         return [MOVE_TO * n + c for c in nonstart if c != src]  # RULINGS R10, BC-13
-    eco = g.eco
+    eco = g.ext["EXP-01"].eco
     bargaining = tracker.in_force("EXP-01-M03")  # EXP-01-06-M03-03 / EXP-01-08-M03-04, BC-24
     dec = g.decision
     if phase in ("pay", "exchange") and isinstance(dec, Resolution) and dec.gain >= 0:
@@ -856,7 +865,7 @@ class Tracker:
         """EXP-01-06-M10-03/04, BC-30: the resorts that can pay Supplemental Budget's additional Resource: held
         after the ConvertResources' payment (``supply``), leaving the 2 ECO of the exchange (``eco_after``: the
         ECO after the conversion)."""
-        eco = self.g.eco
+        eco = self.g.ext["EXP-01"].eco
         if eco_after < 2:
             return []
         return [r for r, v in enumerate(supply) if v >= 1 and (r != eco or eco_after >= 3)]
@@ -872,7 +881,7 @@ class Tracker:
         cost = self.card_costs[k]
         if all(res[r] >= v for r, v in self.card_needs[k]) and sum(res) - len(cost) >= extra:
             return True
-        eco = self.g.eco
+        eco = self.g.ext["EXP-01"].eco
         if not council or eco not in cost:
             return False
         rest = Counter(cost)
@@ -896,7 +905,7 @@ class Tracker:
         elif kind == "resort":
             out = [lay.target + c for c, t in self.board if t == RESORT]
         elif kind == "opponent-eco-resort":
-            eco, cat = g.eco, g.catalogue
+            eco, cat = g.ext["EXP-01"].eco, g.catalogue
             out = []
             for c, t in self.board:
                 if t == RESORT and cat[g.tile_at[c]].resort == eco:
@@ -1054,7 +1063,7 @@ class Tracker:
                 # Resource paid for; otherwise no additional Resource.
                 bought = self.supplemented if self.supplement is not None else -1
                 if t == "investment-exchange":
-                    eco, gain = g.eco, e["gain"]
+                    eco, gain = g.ext["EXP-01"].eco, e["gain"]
                     if gain == eco or self.in_force("EXP-01-M07") or (self.in_force("EXP-01-M03") != (bought >= 0)):
                         _fail(f"EXP-01-05-03, BC-24, BC-27, BC-30: exchange of 2 ECO into {gain} (paid for: {bought})")
                     if bought >= 0 and bought != gain:
@@ -1136,7 +1145,7 @@ class Tracker:
         only with a standalone Supplemental Budget whose additional Resource can be paid (BC-24, BC-30)."""
         if self.ip_cell < 0 or leaders(self.g, self.ip_cell) != [p]:
             return False
-        nr, eco = self.g.num_resorts, self.g.eco
+        nr, eco = self.g.num_resorts, self.g.ext["EXP-01"].eco
         if not self.in_force("EXP-01-M03"):
             if self.supplement is not None:
                 _fail("EXP-01-06-M10-04, BC-30: Supplemental Budget's additional Resource without M03 in force")
@@ -1247,7 +1256,11 @@ class Tracker:
         if not self.default_texts:
             return
         bargaining = self.in_force("EXP-01-M03")
-        bases = [r for r, v in Counter(paid).items() if v >= 2 and r != gain and not (bargaining and r == g.eco)]
+        bases = [
+            r
+            for r, v in Counter(paid).items()
+            if v >= 2 and r != gain and not (bargaining and r == g.ext["EXP-01"].eco)
+        ]
         if len(paid) != 2 + extra or not bases or amount != 1:
             _fail(f"RULINGS R16, BC-24: ConvertResources paid {paid} ({extra} surcharges), gained {amount} of {gain}")
 
@@ -1279,7 +1292,7 @@ class Tracker:
         else:
             # EXP-01-06-M08-04..06: one ECO replaced by 2 Resources of different non-ECO resorts (standalone)
             # / EXP-01-08-M08-04: by 1 non-ECO Resource (v1.3); only where the standard cost cannot pay (BC-28).
-            eco = g.eco
+            eco = g.ext["EXP-01"].eco
             rest = cost[:]
             rest.remove(eco)
             left = Counter(paid) - Counter(rest)
@@ -1388,7 +1401,9 @@ class Tracker:
             ok = self.v13 and any(t.id == "EXP-01-M10" and t.owner == e["owner"] == p for t in self.effects)
         elif "exchange" in e:  # EXP-01-06-M10-05, BC-30: the exchange despite Collective Bargaining, paid for
             ok = kind == "convert" and e["id"] == "EXP-01-M10" and e["owner"] == e["player"] == p
-            ok = ok and self.budget_open(p) and self.in_force("EXP-01-M03") and e["exchange"] != self.g.eco
+            ok = (
+                ok and self.budget_open(p) and self.in_force("EXP-01-M03") and e["exchange"] != self.g.ext["EXP-01"].eco
+            )
             ok = ok and self.supplement is not None and self.supplement[0] == p and self.supplemented < 0
             self.supplemented = e["exchange"]
         else:
@@ -1406,7 +1421,7 @@ class Tracker:
             or g.bank != self.bank
             or g.supply != self.supply
             or g.infl != self.infl
-            or g.hands != self.hands
+            or g.ext["measures"].hands != self.hands
             or g.active_effects != self.engine_effects
         ):
             _fail("a decision without events changed Resources, Influence, hands or effects (CORE-01-06-00-03)")
@@ -1479,19 +1494,27 @@ class Tracker:
         if len(g.decks) != 1:
             _fail(f"the Measure ledger follows one deck, the game has {g.decks}")
         if (
-            sorted(g.m_draw[0]) != sorted(self.draw)
-            or g.m_open[0] != self.open
-            or sorted(g.m_recycle[0]) != sorted(self.recycle)
-            or g.m_final[0] != self.final
-            or g.hands != self.hands
+            sorted(g.ext["measures"].draw[0]) != sorted(self.draw)
+            or g.ext["measures"].open[0] != self.open
+            or sorted(g.ext["measures"].recycle[0]) != sorted(self.recycle)
+            or g.ext["measures"].final[0] != self.final
+            or g.ext["measures"].hands != self.hands
         ):
-            zones = (g.m_draw[0], g.m_open[0], g.m_recycle[0], g.m_final[0], g.hands)
+            zones = (
+                g.ext["measures"].draw[0],
+                g.ext["measures"].open[0],
+                g.ext["measures"].recycle[0],
+                g.ext["measures"].final[0],
+                g.ext["measures"].hands,
+            )
             rebuilt = (sorted(self.draw), self.open, sorted(self.recycle), self.final, self.hands)
             _fail(f"Measure zones (draw, open, recycle, final, hands) {zones} != rebuilt from the events {rebuilt}")
-        if g.m_count != self.counts:
-            _fail(f"play counters {g.m_count} != play-measure events {self.counts} (EXP-01-06-11, -17)")
-        if g.m_round != self.last_play:
-            _fail(f"rounds of the last PlayMeasure {g.m_round} != play-measure events {self.last_play}")
+        if g.ext["measures"].count != self.counts:
+            _fail(f"play counters {g.ext['measures'].count} != play-measure events {self.counts} (EXP-01-06-11, -17)")
+        if g.ext["measures"].last_round != self.last_play:
+            _fail(
+                f"rounds of the last PlayMeasure {g.ext['measures'].last_round} != play-measure events {self.last_play}"
+            )
         got = [(a.id, a.owner, a.until, a.from_round, dict(a.data)) for a in g.active_effects]
         want = [(t.id, t.owner, t.until, t.from_round, t.data) for t in self.effects]
         if got != want:

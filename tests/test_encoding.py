@@ -571,7 +571,7 @@ def test_EXP_01_v1_3_additional_action_is_encoded():
     sc.hand(0, M["M10"])
     game = sc.game()
     act(game, f"play {M['M10']}")
-    assert game.extra and game.current_player == 0 and game.phase_name == "political"
+    assert game.ext["measures"].extra and game.current_player == 0 and game.phase_name == "political"
     enc = Encoder(game.config)
     v = enc.views(enc.encode(game, 0))
     assert v["additional_action"][0] == 1.0 and v["measure_played"].tolist() == [1.0, 0.0, 0.0, 0.0]

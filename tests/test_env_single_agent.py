@@ -108,8 +108,8 @@ def test_EXP_01_learner_decides_measures_and_targets_with_its_own_masks(preset):
         mask = env.action_masks()
         assert np.array_equal(mask, game.legal_action_mask())
         assert env.encoder.views(obs)["to_act"][0] == 1.0
-        phases.add(game.phase_name + ("+additional" if game.extra else ""))
-        if game.extra:
+        phases.add(game.phase_name + ("+additional" if game.ext["measures"].extra else ""))
+        if game.ext["measures"].extra:
             assert env.encoder.views(obs)["additional_action"][0] == 1.0
         legal = np.flatnonzero(mask)
         pref = legal[legal >= take]

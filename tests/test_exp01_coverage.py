@@ -65,7 +65,7 @@ def budget_changed_state(g: Game, before: list[int], bargaining: bool, new: list
         elif e["type"] == "convert":
             delta[e["gain"]] += e["amount"]
         elif e["type"] == "investment-exchange":
-            delta[g.eco] -= 2
+            delta[g.ext["EXP-01"].eco] -= 2
             delta[e["gain"]] += 1
         elif e["type"] == "produce" and p in e["players"]:  # the action ended the round (CORE-01-06-11..15)
             delta[e["resort"]] += e["share"]

@@ -152,8 +152,8 @@ def test_EXP_01_06_18_19_one_play_measure_per_round_take_does_not_count():
     sc.data["measures"]["last_play_round"][0] = 0
     game = sc.game()
     assert "play EXP-01-M10" in legal_strings(game)
-    act(game, "take " + game.measures[game.m_open[0][0]].key)
-    assert game.m_round[0] == 0  # TakeMeasure does not count
+    act(game, "take " + game.measures[game.ext["measures"].open[0][0]].key)
+    assert game.ext["measures"].last_round[0] == 0  # TakeMeasure does not count
 
 
 def test_bc20_a_measure_without_a_legal_target_is_not_offered():
@@ -173,7 +173,7 @@ def test_bc20_standalone_play_measure_ends_the_turn():
     sc.hand(0, M["M10"])
     game = sc.game()
     act(game, "play EXP-01-M10")
-    assert game.active == 1 and game.phase_name == "place_tile" and not game.extra
+    assert game.active == 1 and game.phase_name == "place_tile" and not game.ext["measures"].extra
 
 
 # ---------------------------------------------------------------------------- v1.3 turn shape
@@ -186,15 +186,15 @@ def test_bc20_EXP_01_06_05_v13_one_additional_action_that_is_not_play_measure():
     sc.hand(0, M["M10"], M["M03"])
     game = sc.game()
     act(game, "play EXP-01-M10")
-    assert game.active == 0 and game.phase_name == "political" and game.extra
+    assert game.active == 0 and game.phase_name == "political" and game.ext["measures"].extra
     assert events(game, "additional-action")
     legal = legal_strings(game)
     assert "place 8,7" in legal and not any(s.startswith("play ") for s in legal)  # (c)
     assert any(s.startswith("take ") for s in legal)
     again = Game.from_dict(game.to_dict())  # the flag round-trips
-    assert again.extra and legal_strings(again) == legal
+    assert again.ext["measures"].extra and legal_strings(again) == legal
     act(game, "place 8,7")
-    assert game.active == 1 and not game.extra  # (d): no further additional action
+    assert game.active == 1 and not game.ext["measures"].extra  # (d): no further additional action
 
 
 def test_bc20_v13_additional_action_take_measure_ends_the_turn_and_pass_when_nothing_is_legal():
@@ -204,7 +204,7 @@ def test_bc20_v13_additional_action_take_measure_ends_the_turn_and_pass_when_not
     sc.put("8,7", "DOM-W1", influence=[2, 0, 0, 0])  # supply 0; one tile only: no Move (BC-13)
     game = sc.game()
     act(game, "play EXP-01-M10")
-    act(game, "take " + game.measures[game.m_open[0][0]].key)  # EXP-01-06-04 (v1.3)
+    act(game, "take " + game.measures[game.ext["measures"].open[0][0]].key)  # EXP-01-06-04 (v1.3)
     assert game.active == 1
     # No open Measure left (every card is in a hand or the final discard): no TakeMeasure; and no Place,
     # Move, Formalize or Convert either.
@@ -274,7 +274,7 @@ def test_every_new_pending_decision_round_trips_through_json():
     assert g.infl[(7 * 15 + 9) * 4] == 1 and g.resources_of(0) == [1, 2, 0, 4]
     # TakeMeasure with a surcharge.
     g = base.clone()
-    key = g.measures[g.m_open[0][0]].key
+    key = g.measures[g.ext["measures"].open[0][0]].key
     act(g, f"take {key}")
     assert _round_trip(g) == {"kind": "take", "card": key, "tile": None, "paid": []}
     # PlayMeasure: target, then payment.

@@ -205,7 +205,7 @@ def test_bc25_EXP_01_08_M04_04_v13_subsidy_reduction_this_settlement_only():
     sc = _settlement_scenario(M["M04"], edition="exp01-v1.3-4p", ECO=1, FOR=1)
     game = sc.game()
     act(game, "play EXP-01-M04", "target 9,7")
-    assert game.phase_name == "political" and game.extra  # v1.3: the additional action
+    assert game.phase_name == "political" and game.ext["measures"].extra  # v1.3: the additional action
     act(game, "place 8,7")
     assert produced(game, C(9, 7))[-1]["share"] == 1
     assert M["M04"] not in ids(game)
@@ -619,7 +619,7 @@ def test_bc30_EXP_01_08_M10_03_v13_supplemental_budget_lasts_this_turn_and_allow
     sc.hand(0, M["M10"])
     game = sc.game()
     act(game, "play EXP-01-M10")
-    assert game.extra and M["M10"] in ids(game)  # in force for the additional action
+    assert game.ext["measures"].extra and M["M10"] in ids(game)  # in force for the additional action
     assert events(game, "measure-effect")[-1]["rule"] == "EXP-01-08-M10-05"
     act(game, "convert 8,7", "gain FOR")  # v1.3 reads cost components: the exchange stays forbidden (BC-24)
     assert game.active == 1 and not events(game, "investment-exchange")

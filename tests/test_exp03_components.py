@@ -12,6 +12,7 @@ from exp03_support import E3, E13, Scenario3, incomplete_ok  # noqa: F401
 from bc_env.rules import ConfigError, Game, NotImplementedRuleError, RulesConfig, StateError
 from bc_env.rules.components import HOTSPOT, RESORT, TRANSFORMATIONSDRUCK
 from bc_env.rules.expansions.exp03 import CountdownState, countdown_cost, is_transformationsdruck
+from bc_env.rules.expansions.measure_system import zones
 
 pytestmark = pytest.mark.usefixtures("incomplete_ok")
 
@@ -61,8 +62,9 @@ def test_EXP_03_03_setup_its_own_deck_three_open_and_R36_without_exp01():
     game = Game.new(E13, 3)
     d = game.decks.index("EXP-03")
     assert game.decks == ("EXP-01", "EXP-03")  # EXP-03-07-00-01: its own zones
-    assert len(game.m_open[d]) == 3 and len(game.m_draw[d]) == 12  # EXP-03-03-02/03: 15 cards
-    assert all(game.measures[k].deck == "EXP-03" for k in game.m_open[d] + game.m_draw[d])
+    z = zones(game)
+    assert len(z.open[d]) == 3 and len(z.draw[d]) == 12  # EXP-03-03-02/03: 15 cards
+    assert all(game.measures[k].deck == "EXP-03" for k in z.open[d] + z.draw[d])
     alone = Game.new(E3, 3)
     keys = [m.key for m in alone.measures]
     assert len(keys) == 11 and not {"EXP-03-M06", "EXP-03-M09", "EXP-03-M11", "EXP-03-M15"} & set(keys)  # R36
@@ -110,8 +112,8 @@ def test_EXP_03_02_B_transformationsdruck_resolves_by_core_majority_and_produces
     cell = C(8, 7)
     assert game.resolved[cell] and game.influence_on(cell) == [0, 3, 0, 0]  # EXP-03-02-B-02, CORE-01-06-05
     assert game.bank == bank  # EXP-03-02-B-03: no Resources
-    state = game.ext_state("EXP-03") if hasattr(game, "ext_state") else None
-    assert state is None or state.attached == {}  # RULINGS R37: nothing placed
+    state = game.ext["EXP-03"]
+    assert state.attached == {} and state.supply == 10 and state.check(game) == []  # RULINGS R37: nothing placed
 
 
 def test_R58_countdown_supply_is_a_configuration_value_written_only_with_exp03():

@@ -126,7 +126,9 @@ def test_a_measure_that_acts_at_once_leaves_no_lasting_effect(monkeypatch):
         act(game, "play EXP-01-M03")
         assert game.resources_of(0) == [0, 2, 0, 0] and not game.active_effects
         assert events(game, "toy-card") and not events(game, "measure-effect")
-        assert game.m_count[game.layout.cards.index("EXP-01-M03")] == 1  # the lifecycle goes on (EXP-01-06-11)
+        assert (
+            game.ext["measures"].count[game.layout.cards.index("EXP-01-M03")] == 1
+        )  # the lifecycle goes on (EXP-01-06-11)
 
 
 def test_a_malformed_stack_is_refused(monkeypatch):

@@ -214,8 +214,16 @@ def test_EXP_01_06_M01_to_M10_measure_catalogue_matches_the_rule_text(preset: st
             assert [pay for pay, _ in payment_options(spec.cost, len(resorts))] == [
                 tuple(sorted(resorts.index(r) for r in cost))
             ]
-        assert len(game.m_open[0]) == 3 and len(game.m_draw[0]) == 7 and not game.m_recycle[0] + game.m_final[0]
-        assert not any(game.hands) and game.m_count == [0] * 10 and game.m_round == [0] * game.num_players
+        assert (
+            len(game.ext["measures"].open[0]) == 3
+            and len(game.ext["measures"].draw[0]) == 7
+            and not game.ext["measures"].recycle[0] + game.ext["measures"].final[0]
+        )
+        assert (
+            not any(game.ext["measures"].hands)
+            and game.ext["measures"].count == [0] * 10
+            and game.ext["measures"].last_round == [0] * game.num_players
+        )
         check_measures(game)
 
 
@@ -429,9 +437,9 @@ def _exp01_midgame(preset: str = "exp01-4p", seed: int = 1, need_final: bool = F
         legal = game.legal_actions()
         if (
             game.phase_name == "political"
-            and any(game.hands)
-            and game.m_recycle[0]
-            and (game.m_final[0] or not need_final)
+            and any(game.ext["measures"].hands)
+            and game.ext["measures"].recycle[0]
+            and (game.ext["measures"].final[0] or not need_final)
             and game.active_effects
             and any(a >= game.layout.play for a in legal)
         ):
@@ -443,50 +451,52 @@ def _exp01_midgame(preset: str = "exp01-4p", seed: int = 1, need_final: bool = F
 
 
 def _card_twice(g: Game) -> None:
-    g.hands[next(p for p, h in enumerate(g.hands) if len(h) < 2)].append(g.m_draw[0][0])
+    g.ext["measures"].hands[next(p for p, h in enumerate(g.ext["measures"].hands) if len(h) < 2)].append(
+        g.ext["measures"].draw[0][0]
+    )
 
 
 def _card_lost(g: Game) -> None:
-    g.m_open[0].pop()
+    g.ext["measures"].open[0].pop()
 
 
 def _hand_of_three(g: Game) -> None:
-    p = next(p for p, h in enumerate(g.hands) if h)
-    while len(g.hands[p]) < 3:
-        g.hands[p].append(g.m_open[0].pop())
+    p = next(p for p, h in enumerate(g.ext["measures"].hands) if h)
+    while len(g.ext["measures"].hands[p]) < 3:
+        g.ext["measures"].hands[p].append(g.ext["measures"].open[0].pop())
 
 
 def _four_open(g: Game) -> None:
-    g.m_open[0].append(g.m_draw[0].pop())
+    g.ext["measures"].open[0].append(g.ext["measures"].draw[0].pop())
 
 
 def _recycled_counter_2(g: Game) -> None:
-    g.m_count[g.m_recycle[0][0]] = 2
+    g.ext["measures"].count[g.ext["measures"].recycle[0][0]] = 2
 
 
 def _final_counter_1(g: Game) -> None:
-    g.m_count[g.m_final[0][0]] = 1
+    g.ext["measures"].count[g.ext["measures"].final[0][0]] = 1
 
 
 def _third_play(g: Game) -> None:
-    g.m_count[g.m_final[0][0]] = 3
+    g.ext["measures"].count[g.ext["measures"].final[0][0]] = 3
 
 
 def _twice_played_back_in_hand(g: Game) -> None:
-    k = g.m_final[0].pop()
-    p = next(p for p, h in enumerate(g.hands) if len(h) < 2)
-    g.hands[p].append(k)
+    k = g.ext["measures"].final[0].pop()
+    p = next(p for p, h in enumerate(g.ext["measures"].hands) if len(h) < 2)
+    g.ext["measures"].hands[p].append(k)
 
 
 def _empty_draw_beside_recycle(g: Game) -> None:
-    for k in g.m_draw[0]:
-        g.m_count[k] = 1
-    g.m_recycle[0] += g.m_draw[0]
-    g.m_draw[0] = []
+    for k in g.ext["measures"].draw[0]:
+        g.ext["measures"].count[k] = 1
+    g.ext["measures"].recycle[0] += g.ext["measures"].draw[0]
+    g.ext["measures"].draw[0] = []
 
 
 def _eco_from_nowhere(g: Game) -> None:
-    g.res[g.eco] += 1
+    g.res[g.ext["EXP-01"].eco] += 1
 
 
 @pytest.mark.parametrize(
@@ -514,18 +524,18 @@ def test_EXP_01_check_state_detects_measure_corruption(corrupt: Callable[[Game],
 
 
 def _taken_without_event(g: Game) -> None:
-    p = next(p for p, h in enumerate(g.hands) if len(h) < 2)
-    k = g.m_open[0].pop()
-    g.hands[p].append(k)
-    g.hands[p].sort()
+    p = next(p for p, h in enumerate(g.ext["measures"].hands) if len(h) < 2)
+    k = g.ext["measures"].open[0].pop()
+    g.ext["measures"].hands[p].append(k)
+    g.ext["measures"].hands[p].sort()
 
 
 def _counted_without_play(g: Game) -> None:
-    g.m_count[g.m_count.index(0)] = 1
+    g.ext["measures"].count[g.ext["measures"].count.index(0)] = 1
 
 
 def _played_this_round(g: Game) -> None:
-    g.m_round[g.active] = g.round
+    g.ext["measures"].last_round[g.active] = g.round
 
 
 def _effect_dropped(g: Game) -> None:
@@ -584,7 +594,7 @@ def test_EXP_01_07_06_an_effect_that_ends_early_is_detected() -> None:
 
 def test_EXP_01_06_04_a_refill_without_take_measure_is_detected() -> None:
     game, tracker = _exp01_midgame()
-    key = game.measures[game.m_draw[0][-1]].key
+    key = game.measures[game.ext["measures"].draw[0][-1]].key
     game.events.append({"type": "measure-refill", "rule": "EXP-01-06-04", "deck": "EXP-01", "card": key})
     with pytest.raises(InvariantError, match="BC-21"):
         tracker.process()
@@ -611,7 +621,7 @@ def test_EXP_01_legal_set_corruption_is_detected() -> None:
     with pytest.raises(InvariantError, match="misses"):
         check_legal(bad, tracker)
     bad = game.clone()
-    taken = next(k for h in game.hands for k in h)
+    taken = next(k for h in game.ext["measures"].hands for k in h)
     bad._legal = sorted({*legal, game.layout.take + taken})  # a card that is in a hand, not open
     with pytest.raises(InvariantError, match="extra"):
         check_legal(bad, tracker)

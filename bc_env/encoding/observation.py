@@ -39,7 +39,7 @@ from bc_env.rules import effects as _fx
 from bc_env.rules.components import GRASSROOTS, HOTSPOT, LOBBYIST, RESORT, build_catalogue
 from bc_env.rules.decisions import MoveTo, Resolution
 from bc_env.rules.expansions import build_measures
-from bc_env.rules.expansions.measure_system import Target
+from bc_env.rules.expansions.measure_system import Target, zones
 from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 
@@ -529,30 +529,30 @@ class Encoder:
         Cm = len(self.card_names)
         nz = len(MEASURE_ZONES)
         o_zone, o_piles = x["measure_zone"], x["measure_piles"]
+        mz = zones(g)
         for d in range(len(self.decks)):
-            zones = (g.m_draw[d], g.m_open[d], None, g.m_recycle[d], g.m_final[d])
-            for z, cards in enumerate(zones):
+            for z, cards in enumerate((mz.draw[d], mz.open[d], None, mz.recycle[d], mz.final[d])):
                 if cards:
                     for k in cards:
                         v[o_zone + k * nz + z] = 1.0
                     v[o_piles + d * 4 + (z if z < 2 else z - 1)] = len(cards)
         o_hand, o_size = x["measure_hand"], x["hand_size"]
-        for p, hand in enumerate(g.hands):
+        for p, hand in enumerate(mz.hands):
             if hand:
                 v[o_size + p] = len(hand)
                 for k in hand:
                     v[o_zone + k * nz + 2] = 1.0
                     v[o_hand + p * Cm + k] = 1.0
         o_plays = x["measure_plays"]
-        for k, n in enumerate(g.m_count):
+        for k, n in enumerate(mz.count):
             if n:
                 v[o_plays + k] = n if n < MAX_PLAYS else MAX_PLAYS
         # EXP-01-06-18: who has played a Measure this round; v1.3 EXP-01-06-05: the additional action.
         o_played, rnd = x["measure_played"], g.round
-        for p, r in enumerate(g.m_round):
+        for p, r in enumerate(mz.last_round):
             if r == rnd:
                 v[o_played + p] = 1.0
-        if g.extra:
+        if mz.extra:
             v[x["additional_action"]] = 1.0
         dec = g.decision
         if isinstance(dec, Target):

@@ -26,6 +26,7 @@ import numpy as np
 
 from bc_env.rules import Game
 from bc_env.rules.components import HOTSPOT, INVESTMENT_PROGRAM, LABOR_MARKET, RESORT
+from bc_env.rules.expansions.measure_system import zones
 from bc_env.rules.topology import Topology
 
 BACKGROUND = (24, 24, 30)
@@ -244,7 +245,7 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
             _stamp(bar, dot, x0 + bar_h // 3 + 4 + k * step, bar_h // 4 + 1, colour)
         if game.measures:  # the Measure hand (public, RULINGS R19): one small card each
             cw = max(bar_h // 5, 3)
-            for k in range(len(game.hands[p])):
+            for k in range(len(zones(game).hands[p])):
                 xc = x0 + bar_h // 3 + 4 + k * (cw + 3)
                 bar[bar_h // 2 + 1 : bar_h - 7, xc : xc + cw] = CARD_COLOUR
         if p == current:

@@ -25,6 +25,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from bc_env.rules import Game
 from bc_env.rules.components import HOTSPOT, RESORT, START
+from bc_env.rules.expansions.measure_system import zones
 
 from .render import (
     KIND_COLOURS,
@@ -231,13 +232,13 @@ def _panel(game: Game, effects: list[dict]) -> list[tuple[str, str]]:  # type: i
         res = "  ".join(f"{r} {v}" for r, v in zip(resorts, game.resources_of(p)))
         extra = " · start committee used" if game.start_used[p] else ""
         lines.append((f"     {res}{extra}", grey))
-        if game.measures and game.hands[p]:
+        if game.measures and zones(game).hands[p]:
             keys = [m.key for m in game.measures]
-            lines.append((f"     hand: {', '.join(keys[k] for k in game.hands[p])}", grey))
+            lines.append((f"     hand: {', '.join(keys[k] for k in zones(game).hands[p])}", grey))
     if game.measures:
         keys = [m.key for m in game.measures]
         for d, deck in enumerate(game.decks):
-            lines.append((f"open {deck}: {', '.join(keys[k] for k in game.m_open[d]) or '-'}", grey))
+            lines.append((f"open {deck}: {', '.join(keys[k] for k in zones(game).open[d]) or '-'}", grey))
     if effects:
         lines.append(("effects in force:", white))
         for e in effects:

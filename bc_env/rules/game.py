@@ -59,7 +59,7 @@ from .decisions import (
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
 from .expansions import Expansion, build_measures, expansions_for
-from .expansions.base import HotspotResolver, incomplete_allowed
+from .expansions.base import ExpansionState, HotspotResolver, incomplete_allowed
 from .expansions.measures import MeasureSpec
 from .rng import Rng
 from .topology import Topology, get_topology
@@ -114,9 +114,7 @@ class Game:
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
         "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
-        "measures", "decks", "deck_of", "m_draw", "m_open", "m_recycle", "m_final", "hands", "m_count",
-        "m_round", "extra", "invest_cells", "eco", "expansions", "hotspot_resolvers",
-        "modifier_sources",
+        "measures", "decks", "deck_of", "ext", "expansions", "hotspot_resolvers", "modifier_sources",
     )  # fmt: skip
 
     # Types of the slots, for type checkers (bare annotations create no class attributes, so they do not
@@ -137,7 +135,6 @@ class Game:
     num_players: int
     num_resorts: int
     cap: int
-    eco: int
     # Tiles and the board (per cell unless noted; cells ascending in the derived lists).
     rng: Rng
     draw_pile: list[int]
@@ -152,7 +149,6 @@ class Game:
     committees: list[int]
     grassroots: list[int]
     resort_cells: list[int]
-    invest_cells: list[int]
     resolved: list[bool]
     # Influence and Resources (``infl``: cell * num_players + player; ``res``: player * num_resorts + resort).
     infl: list[int]
@@ -178,15 +174,9 @@ class Game:
     active_effects: list[ActiveEffect]
     _legal: list[int] | None
     _winners: list[int] | None
-    # Measure zones per deck, hands per player, counters per card (EXP-01).
-    m_draw: list[list[int]]
-    m_open: list[list[int]]
-    m_recycle: list[list[int]]
-    m_final: list[list[int]]
-    hands: list[list[int]]
-    m_count: list[int]
-    m_round: list[int]
-    extra: bool
+    #: Each active expansion's own state by expansion name (``Expansion.new_state``; e.g. ``ext["measures"]``,
+    #: the Measure zones).
+    ext: dict[str, ExpansionState]
 
     # ------------------------------------------------------------------ construction
     def __init__(self) -> None:  # use Game.new / Game.from_dict
@@ -241,20 +231,12 @@ class Game:
         g.active_effects = []
         g._legal = None
         g._winners = None
-        # Measure zones per deck (EXP-01-02-15/16, EXP-01-02-E-01 (v1.3), CORE-01-00-12, RULINGS R20); empty
-        # without expansions.
-        nd = len(g.decks)
-        g.deck_of = [g.decks.index(m.deck) for m in g.measures]
-        g.m_draw = [[] for _ in range(nd)]  # MeasureDrawPile (hidden order, top = end; RULINGS R19)
-        g.m_open = [[] for _ in range(nd)]  # OpenMeasures (ascending card id)
-        g.m_recycle = [[] for _ in range(nd)]  # MeasureRecyclePile
-        g.m_final = [[] for _ in range(nd)]  # MeasureFinalDiscard
-        g.hands = [[] for _ in range(p)]  # PlayerHand (ascending card id)
-        g.m_count = [0] * len(g.measures)  # play counters (EXP-01-06-11, -17)
-        g.m_round = [0] * p  # round of each player's last PlayMeasure (EXP-01-06-18); 0 = none
-        g.extra = False  # v1.3: the additional Political Action after PlayMeasure (EXP-01-06-05 (v1.3))
-        g.invest_cells = []
-        g.eco = config.resorts.index("ECO") if config.exp01 else -1
+        g.deck_of = [g.decks.index(m.deck) for m in g.measures]  # each card's deck (CORE-01-00-12)
+        g.ext = {}
+        for ex in g.expansions:
+            state = ex.new_state(g)
+            if state is not None:
+                g.ext[ex.name] = state
         return g
 
     @classmethod
@@ -443,16 +425,7 @@ class Game:
         g.measures = self.measures
         g.decks = self.decks
         g.deck_of = self.deck_of
-        g.m_draw = [z[:] for z in self.m_draw]
-        g.m_open = [z[:] for z in self.m_open]
-        g.m_recycle = [z[:] for z in self.m_recycle]
-        g.m_final = [z[:] for z in self.m_final]
-        g.hands = [h[:] for h in self.hands]
-        g.m_count = self.m_count[:]
-        g.m_round = self.m_round[:]
-        g.extra = self.extra
-        g.invest_cells = self.invest_cells[:]
-        g.eco = self.eco
+        g.ext = {name: state.clone() for name, state in self.ext.items()}
         g.expansions = self.expansions
         g.hotspot_resolvers = self.hotspot_resolvers
         g.modifier_sources = self.modifier_sources
@@ -732,7 +705,6 @@ class Game:
         """Recompute the derived board lists from ``tile_at`` (used by from_dict)."""
         self.board, self.nonstart, self.frontier = [], [], []
         self.committees, self.grassroots, self.resort_cells = [], [], []
-        self.invest_cells = []
         self.in_frontier = [False] * self.topo.num_cells
         tiles = [(c, t) for c, t in enumerate(self.tile_at) if t >= 0]
         self.tile_at = [-1] * self.topo.num_cells

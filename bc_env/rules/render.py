@@ -69,16 +69,8 @@ def render_text(g: Game) -> str:
         mark = "*" if p == g.current_player else " "
         sc = " start-committee-used" if g.start_used[p] else ""
         lines.append(f"{mark}P{p}: influence supply {g.supply[p]} board {g.on_board[p]} (cap {g.cap})  {res}{sc}")
-    if g.measures:
-        keys = [m.key for m in g.measures]
-        for d, deck in enumerate(g.decks):
-            lines.append(
-                f"measures {deck}: open {', '.join(keys[k] for k in g.m_open[d]) or '-'}  draw pile "
-                f"{len(g.m_draw[d])}  recycle {len(g.m_recycle[d])}  final {len(g.m_final[d])}"
-            )
-        for p in range(g.num_players):
-            if g.hands[p]:
-                lines.append(f"  P{p} hand: {', '.join(keys[k] for k in g.hands[p])}")
+    for ex in g.expansions:
+        lines.extend(ex.render_lines(g))  # e.g. the Measure zones and hands
     for a in g.active_effects:
         lines.append(f"  effect {a.id} (owner P{a.owner}, until {a.until}) {dict(a.data) if a.data else ''}")
     if g.is_terminal():

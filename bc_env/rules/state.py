@@ -16,17 +16,14 @@ from .decisions import FRAME_TYPES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolu
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
-from .expansions.measure_system import Target, play_targets
-from .expansions.measures import (
-    HAND_LIMIT,
-    MAX_PLAYS,
-    NO_TARGET,
-    OPEN_MEASURES,
-    PLAYER_TARGETS,
-    T_RESORT_TYPE,
-    TARGET_RESORT_BLOCK,
-)
+from .expansions.measure_system import Target, play_targets, zones
+from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS, T_RESORT_TYPE, TARGET_RESORT_BLOCK
 from .game import PHASE_NAMES, Game
+from .jsonread import get as _get
+from .jsonread import get_bool as _bool
+from .jsonread import get_int as _int
+from .jsonread import get_list as _list
+from .jsonread import keys as _keys
 from .rng import Rng
 
 SCHEMA = "balance-control-state"
@@ -88,24 +85,9 @@ def game_to_dict(g: Game) -> dict[str, Any]:
     }
     if below:
         out["stack"] = [frame.to_json(g) for frame in below]
-    if g.measures:
-        # EXP-01-02-15/16, RULINGS R20: the Measure zones per deck; hands are public (RULINGS R19).
-        keys = [m.key for m in g.measures]
-        out["measures"] = {
-            "decks": {
-                deck: {
-                    "draw_pile": [keys[k] for k in g.m_draw[d]],
-                    "open": [keys[k] for k in g.m_open[d]],
-                    "recycle_pile": [keys[k] for k in g.m_recycle[d]],
-                    "final_discard": [keys[k] for k in g.m_final[d]],
-                }
-                for d, deck in enumerate(g.decks)
-            },
-            "hands": [[keys[k] for k in hand] for hand in g.hands],
-            "play_counts": {keys[k]: g.m_count[k] for k in range(len(keys))},
-            "last_play_round": list(g.m_round),
-            "additional_action": g.extra,
-        }
+    for state in g.ext.values():  # each expansion's own state (e.g. ``measures``: the Measure zones, R19/R20)
+        if state.key:
+            out[state.key] = state.to_json(g)
     return out
 
 
@@ -153,26 +135,11 @@ TOP_KEYS = frozenset(("schema", "version", "config", "rng", "round", "turns_in_r
 PLAYER_KEYS = frozenset(("supply", "starting", "created", "deployed", "resources", "start_committee_used"))
 BOARD_KEYS = frozenset(("cell", "tile", "influence"))
 EFFECT_KEYS = frozenset(("id", "owner", "until", "from_round", "data"))
-MEASURES_KEYS = frozenset(("decks", "hands", "play_counts", "last_play_round", "additional_action"))
-DECK_KEYS = frozenset(("draw_pile", "open", "recycle_pile", "final_discard"))
 #: Bounds on what a state may hold beyond what the components allow: events in the log, nesting inside an
 #: event, characters of the RNG state.
 MAX_EVENTS = 100_000
 MAX_EVENT_DEPTH = 4
 MAX_RNG_CHARS = 64
-
-
-def _keys(d: Any, where: str, allowed: frozenset[str], optional: frozenset[str] = frozenset()) -> None:
-    """``d`` is an object with exactly the keys ``allowed`` (plus any of ``optional``)."""
-    if not isinstance(d, dict):
-        raise StateError(f"{where} must be an object, got {type(d).__name__}")
-    unknown = sorted(repr(k) for k in d if k not in allowed and k not in optional)
-    if unknown:
-        known = ", ".join(sorted(allowed | optional)) or "none"
-        raise StateError(f"{where} has unknown key(s) {', '.join(unknown)}; allowed: {known}")
-    missing = sorted(allowed - set(d))
-    if missing:
-        raise StateError(f"{where}.{missing[0]} is missing")
 
 
 def _plain(value: Any, where: str, depth: int = 0) -> None:
@@ -192,37 +159,6 @@ def _plain(value: Any, where: str, depth: int = 0) -> None:
             _plain(v, f"{where}.{k}", depth + 1)
         return
     raise StateError(f"{where} must be JSON data, got {type(value).__name__}")
-
-
-def _get(d: dict[str, Any], key: str, where: str) -> Any:
-    if not isinstance(d, dict):
-        raise StateError(f"{where} must be an object, got {type(d).__name__}")
-    if key not in d:
-        raise StateError(f"{where}.{key} is missing")
-    return d[key]
-
-
-def _int(d: dict[str, Any], key: str, where: str, lo: int = 0, hi: int | None = None) -> int:
-    v = _get(d, key, where)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise StateError(f"{where}.{key} must be an integer, got {v!r}")
-    if v < lo or (hi is not None and v > hi):
-        raise StateError(f"{where}.{key} = {v} is out of range {lo}..{hi if hi is not None else ''}")
-    return v
-
-
-def _bool(d: dict[str, Any], key: str, where: str) -> bool:
-    v = _get(d, key, where)
-    if not isinstance(v, bool):
-        raise StateError(f"{where}.{key} must be true or false, got {v!r}")
-    return v
-
-
-def _list(d: dict[str, Any], key: str, where: str) -> list[Any]:
-    v = _get(d, key, where)
-    if not isinstance(v, list):
-        raise StateError(f"{where}.{key} must be a list, got {type(v).__name__}")
-    return v
 
 
 def _resort_map(d: dict[str, Any], key: str, where: str, resorts: tuple[str, ...], allow_negative: bool) -> list[int]:
@@ -269,9 +205,11 @@ def game_from_dict(data: Any) -> Game:
         raise StateError(f"state.config: {exc}") from None
     topo, resorts, cat = g.topo, config.resorts, g.catalogue
     np_, nr = g.num_players, g.num_resorts
-    if "measures" in data and not g.measures:
-        raise StateError("state.measures exists only when an expansion is active")
-    _keys(data, "state", TOP_KEYS, frozenset(("measures", "stack")) if g.measures else frozenset(("stack",)))
+    states = [state for state in g.ext.values() if state.key]
+    for key in ("measures",):
+        if key in data and all(state.key != key for state in states):
+            raise StateError(f"state.{key} exists only when an expansion is active")
+    _keys(data, "state", TOP_KEYS | frozenset(state.key for state in states), frozenset(("stack",)))
 
     rng_text = _get(data, "rng", "state")
     try:
@@ -384,8 +322,8 @@ def game_from_dict(data: Any) -> Game:
                 f"{config.bank_stock or 0} (CORE-01-00-01; with an unlimited Bank, bank is the net balance)"
             )
 
-    if g.measures:
-        _read_measures(g, _get(data, "measures", "state"), phase)
+    for state in states:
+        state.read_json(g, _get(data, state.key, "state"), f"state.{state.key}")
     g.active_effects = _read_effects(g, _list(data, "active_effects", "state"))
 
     events = _list(data, "events", "state")
@@ -403,6 +341,10 @@ def game_from_dict(data: Any) -> Game:
         raise StateError(f"state.pending must be null in the expansion decision {phase!r} (its frame is in the stack)")
     if "stack" in data:
         _read_stack(g, phase, data["stack"])
+    for state in g.ext.values():  # each expansion's conservation and caps, now that the decision is known
+        problems = state.check(g)
+        if problems:
+            raise StateError(problems[0])
     if phase == "over":
         g.over = True
         g._winners = None
@@ -508,82 +450,6 @@ def _read_effects(g: Game, raw: list[Any]) -> list[ActiveEffect]:
     return out
 
 
-def _read_measures(g: Game, m: Any, phase: str) -> None:
-    """The Measure zones: every card in exactly one zone, hand limit, counters (EXP-01-06-02..19)."""
-    where = "state.measures"
-    _keys(m, where, MEASURES_KEYS)
-    keys = {spec.key: k for k, spec in enumerate(g.measures)}
-    seen: dict[int, str] = {}
-
-    def cards(raw: Any, zone: str, deck: str | None) -> list[int]:
-        if not isinstance(raw, list):
-            raise StateError(f"{zone} must be a list of card keys, got {raw!r}")
-        out = []
-        for key in raw:
-            k = keys.get(key) if isinstance(key, str) else None
-            if k is None:
-                raise StateError(f"{zone}: unknown Measure card {key!r}")
-            if deck is not None and g.measures[k].deck != deck:
-                raise StateError(f"{zone}: card {key} belongs to deck {g.measures[k].deck} (CORE-01-00-12)")
-            if k in seen:
-                raise StateError(f"Measure card {key} is in two zones: {seen[k]} and {zone} (CORE-01-00-01)")
-            seen[k] = zone
-            out.append(k)
-        return out
-
-    decks = _get(m, "decks", where)
-    if not isinstance(decks, dict) or sorted(decks) != sorted(g.decks):
-        raise StateError(f"{where}.decks must map exactly the decks {', '.join(g.decks)}")
-    for d, deck in enumerate(g.decks):
-        dw = f"{where}.decks.{deck}"
-        zones = decks[deck]
-        _keys(zones, dw, DECK_KEYS)
-        g.m_draw[d] = cards(_get(zones, "draw_pile", dw), f"{dw}.draw_pile", deck)
-        g.m_open[d] = sorted(cards(_get(zones, "open", dw), f"{dw}.open", deck))
-        g.m_recycle[d] = cards(_get(zones, "recycle_pile", dw), f"{dw}.recycle_pile", deck)
-        g.m_final[d] = cards(_get(zones, "final_discard", dw), f"{dw}.final_discard", deck)
-        if len(g.m_open[d]) > OPEN_MEASURES:
-            raise StateError(f"{dw}.open holds more than {OPEN_MEASURES} cards (EXP-01-03-03)")
-        if not g.m_draw[d] and g.m_recycle[d]:
-            raise StateError(f"{dw}: an empty draw pile next to a non-empty recycle pile (EXP-01-06-16, BC-21)")
-    hands = _list(m, "hands", where)
-    if len(hands) != g.num_players:
-        raise StateError(f"{where}.hands must list {g.num_players} hands")
-    for p, hand in enumerate(hands):
-        g.hands[p] = sorted(cards(hand, f"{where}.hands[{p}]", None))
-        if len(g.hands[p]) > HAND_LIMIT:
-            raise StateError(f"{where}.hands[{p}] holds more than {HAND_LIMIT} Measures (EXP-01-06-03, R20)")
-    missing = [g.measures[k].key for k in range(len(g.measures)) if k not in seen]
-    if missing:
-        raise StateError(f"Measure card(s) {', '.join(missing)} are in no zone (CORE-01-00-01)")
-    counts = _get(m, "play_counts", where)
-    if not isinstance(counts, dict) or sorted(counts) != sorted(keys):
-        raise StateError(f"{where}.play_counts must map every Measure card key to its play counter")
-    for key, k in keys.items():
-        n = counts[key]
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_PLAYS:
-            raise StateError(f"{where}.play_counts.{key} must be an integer 0..{MAX_PLAYS}, got {n!r}")
-        g.m_count[k] = n
-        zone = seen[k]
-        final = zone.endswith("final_discard")
-        if final != (n == MAX_PLAYS) or (zone.endswith("recycle_pile") and n != 1):
-            raise StateError(
-                f"Measure card {key} in {zone} cannot have play counter {n} (EXP-01-06-12..15, EXP-01-06-17)"
-            )
-    rounds = _list(m, "last_play_round", where)
-    if len(rounds) != g.num_players or any(
-        isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= g.round for v in rounds
-    ):
-        raise StateError(f"{where}.last_play_round must be {g.num_players} integers in 0..{g.round}")
-    g.m_round = list(rounds)
-    g.extra = _bool(m, "additional_action", where)
-    if g.extra:
-        if not (g.config.exp01 and g.config.exp01_edition == "v1.3"):
-            raise StateError(f"{where}.additional_action exists only in EXP-01 edition v1.3 (EXP-01-06-05)")
-        if phase in ("place_tile", "over") or g.m_round[g.active] != g.round:
-            raise StateError(f"{where}.additional_action must follow a PlayMeasure of the active player this turn")
-
-
 def _read_pending(g: Game, phase: str, pend: Any) -> None:
     """Rebuild the decision stack from ``phase`` and the pending effect record (validated)."""
     topo, resorts = g.topo, g.config.resorts
@@ -633,9 +499,10 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
         card = next((k for k, m in enumerate(g.measures) if m.key == key), -1)
         if card < 0:
             raise StateError(f"state.pending.card must be a Measure card key, got {key!r}")
-        if kind == "take" and (card not in g.m_open[g.deck_of[card]] or len(g.hands[p]) >= HAND_LIMIT):
+        z = zones(g)
+        if kind == "take" and (card not in z.open[g.deck_of[card]] or len(z.hands[p]) >= HAND_LIMIT):
             raise StateError("state.pending.card must be an open Measure the active player may take (EXP-01-06-02/03)")
-        if kind == "play" and card not in g.hands[p]:
+        if kind == "play" and card not in z.hands[p]:
             raise StateError("state.pending.card must be a Measure in the active player's hand (EXP-01-06-07)")
     if phase == "target":
         if kind != "play" or g.measures[card].target == NO_TARGET:

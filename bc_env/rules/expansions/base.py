@@ -21,14 +21,18 @@ Hooks, and where the core calls them:
 * :meth:`after_gain` / :meth:`resolution_options` / :meth:`resolution_choice` / :meth:`before_gain` /
   :meth:`execute_riders` -- a ConvertResources' post-payment choices and their execution (e.g. the Investment
   Program exchange and Supplemental Budget's additional Resource);
-* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end.
+* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end;
+* :meth:`render_lines` -- the expansion's lines in the text rendering;
+* :meth:`new_state` -- the expansion's own per-game state (an :class:`ExpansionState`: zones, markers, flags),
+  kept in ``game.ext[expansion.name]``; the game clones it, writes and reads it in the JSON state under its
+  ``key``, and the invariant harness and the state reader check it (:meth:`ExpansionState.check`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Block
 from ..components import TileAdder
@@ -41,6 +45,33 @@ if TYPE_CHECKING:
 
 #: resolve(game, cell, leader): a Hotspot's own resolution once its single majority ``leader`` is known.
 HotspotResolver = Callable[["Game", int, int], None]
+
+
+class ExpansionState:
+    """One expansion's per-game state (zones, markers, flags), in ``game.ext[name]``.
+
+    ``key`` names it in the JSON state (``Game.to_dict``; ``""``: derived from the rest of the state, e.g. rebuilt by
+    :meth:`Expansion.tile_placed` while a state is loaded, and not written)."""
+
+    __slots__ = ()
+    key: str = ""
+
+    def clone(self) -> ExpansionState:
+        """An independent copy (``Game.clone``)."""
+        raise NotImplementedError
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        """The state as plain JSON (written under ``key``)."""
+        return {}
+
+    def read_json(self, game: Game, data: Any, where: str) -> None:
+        """Read the state written by :meth:`to_json`, strictly: raise ``StateError`` naming the field at ``where``.
+        Called after the board, the players and the Bank are read, before the decision stack."""
+
+    def check(self, game: Game) -> list[str]:
+        """Conservation and caps of this state against the game: each problem as a sentence citing its rule
+        ([] when none). The state reader refuses a state with a problem; the invariant harness asserts none."""
+        return []
 
 
 class Expansion:
@@ -62,6 +93,10 @@ class Expansion:
         attached to its ContextTile); each record's ``id`` names its handler in ``effects.MODIFIERS``. Only
         expansions that override this are asked (``Game.modifier_sources``)."""
         return ()
+
+    def new_state(self, game: Game) -> ExpansionState | None:
+        """This expansion's per-game state, created with the game (``game.ext[self.name]``); None: it has none."""
+        return None
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         """Declare the expansion's tiles: ``add(kind, name, **TileSpec fields)`` appends one to the catalogue
@@ -110,6 +145,10 @@ class Expansion:
     def turn_end(self, game: Game) -> None:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
 
+    def render_lines(self, game: Game) -> list[str]:
+        """Lines of the text rendering (``Game.render``) for this expansion's state, after the players."""
+        return []
+
 
 _INCOMPLETE_OK = [False]
 
@@ -129,4 +168,4 @@ def incomplete_allowed() -> bool:
     return _INCOMPLETE_OK[0]
 
 
-__all__ = ["Expansion", "HotspotResolver", "allow_incomplete", "incomplete_allowed"]
+__all__ = ["Expansion", "ExpansionState", "HotspotResolver", "allow_incomplete", "incomplete_allowed"]

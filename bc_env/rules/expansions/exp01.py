@@ -49,7 +49,7 @@ from ..effects import (
     Modifier,
     Payment,
 )
-from .base import Expansion
+from .base import Expansion, ExpansionState
 from .measures import (
     DECKS,
     NO_TARGET,
@@ -425,9 +425,10 @@ def exchange_options(game: Game, effect: Effect, pay: Payment, gain: int) -> tup
     ConvertResources partially resolved, which Supplemental Budget resolves fully (EXP-01-06-M10-05)."""
     g = game
     p = effect.actor
-    if not any(g.controller(c) == p for c in g.invest_cells):  # EXP-01-05-06, RULINGS R15
+    st = state(g)
+    if not any(g.controller(c) == p for c in st.invest_cells):  # EXP-01-05-06, RULINGS R15
         return [], []
-    eco, nr = g.eco, g.num_resorts
+    eco, nr = st.eco, g.num_resorts
     amount = g.grassroots_text(effect.tile).gain
     if g.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0) < 2:
         return [], []
@@ -458,7 +459,7 @@ def supplement_options(game: Game, effect: Effect, pay: Payment, gain: int) -> l
     the supply as the payment left it (neither the gain nor the exchange can pay it), and the 2 ECO of the
     exchange must remain."""
     g = game
-    p, nr, eco = effect.actor, g.num_resorts, g.eco
+    p, nr, eco = effect.actor, g.num_resorts, state(g).eco
     amount = g.grassroots_text(effect.tile).gain
     eco_after = g.res[p * nr + eco] - pay.count(eco) + (amount if gain == eco else 0)
     return [r for r in range(nr) if g.res[p * nr + r] - pay.count(r) >= 1 and (r != eco or eco_after - 1 >= 2)]
@@ -473,6 +474,35 @@ def _labor_market_v13(game: Game, cell: int, p: int) -> None:
     g.supply[p] += 1  # EXP-01-02-C-04/07: gain 1 Influence (a new one, into the supply)
     g.created[p] += 1
     g.log("labor-market", "EXP-01-02-C-04", cell=cell, player=p)
+
+
+class Exp01State(ExpansionState):
+    """EXP-01's own state: the cells of the Investment Program on the Board (EXP-01-05-01; derived from the
+    Board, rebuilt by ``tile_placed`` when a state is loaded, so not written) and the ECO resort's index."""
+
+    __slots__ = ("invest_cells", "eco")
+
+    def __init__(self, eco: int) -> None:
+        self.invest_cells: list[int] = []
+        self.eco = eco
+
+    def clone(self) -> Exp01State:
+        st = Exp01State(self.eco)
+        st.invest_cells = self.invest_cells[:]
+        return st
+
+    def check(self, game: Game) -> list[str]:
+        cells = [c for c in game.board if game.catalogue[game.tile_at[c]].special == INVESTMENT_PROGRAM]
+        if cells != self.invest_cells:
+            return [f"Investment Program cells {self.invest_cells} != the Board's {cells} (EXP-01-05-01)"]
+        return []
+
+
+def state(game: Game) -> Exp01State:
+    """EXP-01's state in ``game`` (``game.ext["EXP-01"]``)."""
+    st = game.ext[DECK]
+    assert isinstance(st, Exp01State)
+    return st
 
 
 class Exp01(Expansion):
@@ -501,13 +531,16 @@ class Exp01(Expansion):
         # EXP-01-02-04, -13/14 / EXP-01-02-D-01/02, EXP-01-05-01: the System Tile "Investment Program".
         add(SYSTEM, "Investment Program", special=INVESTMENT_PROGRAM)
 
+    def new_state(self, game: Game) -> Exp01State:
+        return Exp01State(game.config.resorts.index("ECO"))
+
     def tile_placed(self, game: Game, cell: int) -> None:
         if game.catalogue[game.tile_at[cell]].special == INVESTMENT_PROGRAM:
-            insort(game.invest_cells, cell)  # EXP-01-05-01: a System Tile placed on the Board
+            insort(state(game).invest_cells, cell)  # EXP-01-05-01: a System Tile placed on the Board
 
     def after_gain(self, game: Game, res: Resolution) -> bool:
         """A post-payment choice of ConvertResources: the optional Investment Program exchange."""
-        if not game.invest_cells:
+        if not state(game).invest_cells:
             return False
         exchanges, supplemented = exchange_options(game, game._effect_of(res), tuple(res.paid), res.gain)
         if not exchanges:
@@ -569,7 +602,7 @@ class Exp01(Expansion):
         g, p, exchange = game, res.owner, res.exchange
         if exchange >= 0:
             # EXP-01-05-03/05 / EXP-01-05-01: 2 ECO to the Bank, 1 Resource of another resort from it.
-            eco, nr = g.eco, g.num_resorts
+            eco, nr = state(g).eco, g.num_resorts
             g.res[p * nr + eco] -= 2
             g.bank[eco] += 2
             g.res[p * nr + exchange] += 1

@@ -40,7 +40,7 @@ from ..effects import (
     Modifier,
 )
 from ..errors import StateError
-from .base import Expansion
+from .base import Expansion, ExpansionState
 from .measures import (
     DECKS,
     NO_TARGET,
@@ -430,12 +430,13 @@ RESORT_TARGETS["EXP-03-M02"] = carbon_levy_targets
 # ---------------------------------------------------------------------------- CountdownMarkers (EXP-03-02-C)
 
 
-class CountdownState:
+class CountdownState(ExpansionState):
     """The CountdownMarkers (EXP-03-02-C-01..09): each is in the CountdownSupply or attached to the one
     Transformationsdruck (EXP-03-02-C-02/03). They have no effect, never move by themselves and are never
     evaluated (EXP-03-02-C-04..09, EXP-03-09-03/04). The supply starts with ``config.countdown_supply`` markers
-    (RULINGS R58). Shaped as an expansion state (base.ExpansionState: clone, JSON, conservation check)."""
+    (RULINGS R58). ``game.ext["EXP-03"]``, written as ``countdown`` in the JSON state."""
 
+    __slots__ = ("supply", "attached")
     key = "countdown"
 
     def __init__(self, supply: int, attached: dict[int, int] | None = None) -> None:
@@ -529,7 +530,7 @@ class Exp03(Expansion):
     action_blocks = (Block(TARGET_RESORT_BLOCK, RESORT),)
     #: While non-empty, Game refuses EXP-03 (base.Expansion.missing).
     missing = (
-        "the expansion state (CountdownSupply in Game), EXP-03-08-M05 Greenwashing, EXP-03-08-M12 Extreme Weather "
+        "EXP-03-08-M05 Greenwashing, EXP-03-08-M12 Extreme Weather "
         "Event, EXP-03-08-M13 Intergenerational Pact, presets, encoder/render, bots"
     )
 
