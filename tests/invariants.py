@@ -306,6 +306,11 @@ def check_tile_zones(g: Game, board_cells: list[int] | None = None) -> None:
         _fail(f"CORE-01-03-01: the Start Committee must stay at the centre, found tile {g.tile_at[g.topo.centre]}")
 
 
+def eco_index(g: Game) -> int:
+    """The ECO resort's index, -1 without EXP-01 (EXP-01-02-17)."""
+    return g.config.resorts.index("ECO") if g.config.exp01 else -1
+
+
 def check_measures(g: Game) -> None:
     """The MeasureCards (EXP-01-02-15/16, CORE-01-00-01/06): each card of the catalogue in exactly one zone
     (MeasureDrawPile, OpenMeasures, a PlayerHand, RecyclePile, FinalDiscard); at most 3 OpenMeasures
@@ -521,7 +526,7 @@ def expected_legal(g: Game, tracker: Tracker) -> list[int] | None:
     if phase == "move_to":
         src = g.decision.src
         return [MOVE_TO * n + c for c in nonstart if c != src]  # RULINGS R10, BC-13
-    eco = g.ext["EXP-01"].eco
+    eco = eco_index(g)
     bargaining = tracker.in_force("EXP-01-M03")  # EXP-01-06-M03-03 / EXP-01-08-M03-04, BC-24
     dec = g.decision
     if phase in ("pay", "exchange") and isinstance(dec, Resolution) and dec.gain >= 0:
@@ -865,7 +870,7 @@ class Tracker:
         """EXP-01-06-M10-03/04, BC-30: the resorts that can pay Supplemental Budget's additional Resource: held
         after the ConvertResources' payment (``supply``), leaving the 2 ECO of the exchange (``eco_after``: the
         ECO after the conversion)."""
-        eco = self.g.ext["EXP-01"].eco
+        eco = eco_index(self.g)
         if eco_after < 2:
             return []
         return [r for r, v in enumerate(supply) if v >= 1 and (r != eco or eco_after >= 3)]
@@ -881,7 +886,7 @@ class Tracker:
         cost = self.card_costs[k]
         if all(res[r] >= v for r, v in self.card_needs[k]) and sum(res) - len(cost) >= extra:
             return True
-        eco = self.g.ext["EXP-01"].eco
+        eco = eco_index(self.g)
         if not council or eco not in cost:
             return False
         rest = Counter(cost)
@@ -905,7 +910,7 @@ class Tracker:
         elif kind == "resort":
             out = [lay.target + c for c, t in self.board if t == RESORT]
         elif kind == "opponent-eco-resort":
-            eco, cat = g.ext["EXP-01"].eco, g.catalogue
+            eco, cat = eco_index(g), g.catalogue
             out = []
             for c, t in self.board:
                 if t == RESORT and cat[g.tile_at[c]].resort == eco:
@@ -1063,7 +1068,7 @@ class Tracker:
                 # Resource paid for; otherwise no additional Resource.
                 bought = self.supplemented if self.supplement is not None else -1
                 if t == "investment-exchange":
-                    eco, gain = g.ext["EXP-01"].eco, e["gain"]
+                    eco, gain = eco_index(g), e["gain"]
                     if gain == eco or self.in_force("EXP-01-M07") or (self.in_force("EXP-01-M03") != (bought >= 0)):
                         _fail(f"EXP-01-05-03, BC-24, BC-27, BC-30: exchange of 2 ECO into {gain} (paid for: {bought})")
                     if bought >= 0 and bought != gain:
@@ -1145,7 +1150,7 @@ class Tracker:
         only with a standalone Supplemental Budget whose additional Resource can be paid (BC-24, BC-30)."""
         if self.ip_cell < 0 or leaders(self.g, self.ip_cell) != [p]:
             return False
-        nr, eco = self.g.num_resorts, self.g.ext["EXP-01"].eco
+        nr, eco = self.g.num_resorts, eco_index(self.g)
         if not self.in_force("EXP-01-M03"):
             if self.supplement is not None:
                 _fail("EXP-01-06-M10-04, BC-30: Supplemental Budget's additional Resource without M03 in force")
@@ -1256,11 +1261,7 @@ class Tracker:
         if not self.default_texts:
             return
         bargaining = self.in_force("EXP-01-M03")
-        bases = [
-            r
-            for r, v in Counter(paid).items()
-            if v >= 2 and r != gain and not (bargaining and r == g.ext["EXP-01"].eco)
-        ]
+        bases = [r for r, v in Counter(paid).items() if v >= 2 and r != gain and not (bargaining and r == eco_index(g))]
         if len(paid) != 2 + extra or not bases or amount != 1:
             _fail(f"RULINGS R16, BC-24: ConvertResources paid {paid} ({extra} surcharges), gained {amount} of {gain}")
 
@@ -1292,7 +1293,7 @@ class Tracker:
         else:
             # EXP-01-06-M08-04..06: one ECO replaced by 2 Resources of different non-ECO resorts (standalone)
             # / EXP-01-08-M08-04: by 1 non-ECO Resource (v1.3); only where the standard cost cannot pay (BC-28).
-            eco = g.ext["EXP-01"].eco
+            eco = eco_index(g)
             rest = cost[:]
             rest.remove(eco)
             left = Counter(paid) - Counter(rest)
@@ -1401,9 +1402,7 @@ class Tracker:
             ok = self.v13 and any(t.id == "EXP-01-M10" and t.owner == e["owner"] == p for t in self.effects)
         elif "exchange" in e:  # EXP-01-06-M10-05, BC-30: the exchange despite Collective Bargaining, paid for
             ok = kind == "convert" and e["id"] == "EXP-01-M10" and e["owner"] == e["player"] == p
-            ok = (
-                ok and self.budget_open(p) and self.in_force("EXP-01-M03") and e["exchange"] != self.g.ext["EXP-01"].eco
-            )
+            ok = ok and self.budget_open(p) and self.in_force("EXP-01-M03") and e["exchange"] != eco_index(self.g)
             ok = ok and self.supplement is not None and self.supplement[0] == p and self.supplemented < 0
             self.supplemented = e["exchange"]
         else:
@@ -1421,7 +1420,7 @@ class Tracker:
             or g.bank != self.bank
             or g.supply != self.supply
             or g.infl != self.infl
-            or g.ext["measures"].hands != self.hands
+            or ("measures" in g.ext and g.ext["measures"].hands != self.hands)
             or g.active_effects != self.engine_effects
         ):
             _fail("a decision without events changed Resources, Influence, hands or effects (CORE-01-06-00-03)")

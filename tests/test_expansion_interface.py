@@ -7,7 +7,8 @@ import pytest
 from exp01_support import Scenario, act, events, legal_strings
 from toy_expansion import toy_game
 
-from bc_env.rules import Game, StateError
+from bc_env.rules import Game, RulesConfig, StateError
+from bc_env.rules.components import RESORT
 
 
 def _formalize_scenario(**resources: int) -> Scenario:
@@ -21,11 +22,11 @@ def _formalize_scenario(**resources: int) -> Scenario:
 
 def test_a_marker_attached_to_a_tile_adds_a_surcharge_tagged_with_its_source(monkeypatch):
     """EXP-02-02-B-03/05 (a Regulation on the ContextTile increases the cost), RULINGS R26/R28."""
-    with toy_game(monkeypatch) as toy:
+    with toy_game(monkeypatch):
         sc = _formalize_scenario(DOM=1, FOR=1)
         game = sc.game()
         assert "formalize 8,7" in legal_strings(game)  # 2 different resorts pay the Standard Committee
-        toy.marks.add(game.topo.parse("8,7"))
+        sc.data["toy"]["marks"] = ["8,7"]
         game = sc.game()
         assert "formalize 8,7" not in legal_strings(game)  # +1 any: 3 Resources needed, 2 held
         sc.resources(0, DOM=1, FOR=1, INF=1)
@@ -38,9 +39,9 @@ def test_a_marker_attached_to_a_tile_adds_a_surcharge_tagged_with_its_source(mon
 
 def test_an_exemption_waives_only_the_slots_of_its_source(monkeypatch):
     """EXP-03-08-M08 / -M10 (Climate exemptions name the source of the surcharge), RULINGS R55."""
-    with toy_game(monkeypatch) as toy:
+    with toy_game(monkeypatch):
         sc = _formalize_scenario(DOM=1, FOR=1)
-        toy.marks.add(sc.topo.parse("8,7"))
+        sc.data["toy"]["marks"] = ["8,7"]
         sc.effect("TOY-EXEMPT", 0, "permanent")
         sc.effect("EXP-01-M06", 1, "consumed", target=0)  # Budget Deficit: a Measure surcharge, not waived
         game = sc.game()
@@ -55,9 +56,9 @@ def test_an_exemption_waives_only_the_slots_of_its_source(monkeypatch):
 
 def test_a_modifier_of_modifiers_amends_another_modifiers_surcharge(monkeypatch):
     """EXP-02-08-M09 Parliamentary Oversight ("each Regulation adds +1 when applied"), RULINGS R33."""
-    with toy_game(monkeypatch) as toy:
+    with toy_game(monkeypatch):
         sc = _formalize_scenario(DOM=1, FOR=1, INF=1)
-        toy.marks.add(sc.topo.parse("8,7"))
+        sc.data["toy"]["marks"] = ["8,7"]
         sc.effect("TOY-META", 2, "permanent")
         assert "formalize 8,7" not in legal_strings(sc.game())  # 2 + 1 + 1: four Resources
         sc.resources(0, DOM=2, FOR=1, INF=1)
@@ -145,3 +146,102 @@ def test_a_malformed_stack_is_refused(monkeypatch):
             data = dict(base, stack=stack)
             with pytest.raises(StateError, match=match):
                 Game.from_dict(data)
+
+
+def test_an_expansions_own_state_is_cloned_written_read_and_checked(monkeypatch):
+    """Issue #12 item 1: an expansion's zones/markers live in its ExpansionState (``game.ext``), which the game
+    clones, writes under its key, reads strictly and checks (the shape of EXP-02's Regulations on tiles and
+    EXP-03's CountdownMarkers)."""
+    with toy_game(monkeypatch):
+        sc = _formalize_scenario(DOM=1, FOR=1)
+        sc.data["toy"]["marks"] = ["8,7"]
+        game = sc.game()
+        assert game.ext["TOY"].marks == [game.topo.parse("8,7")]
+        data = game.to_dict()
+        assert data["toy"] == {"marks": ["8,7"]} and Game.from_dict(data).to_dict() == data
+        clone = game.clone()
+        clone.ext["TOY"].marks.clear()
+        assert game.ext["TOY"].marks and "formalize 8,7" not in legal_strings(game)  # +1: three needed, two held
+        assert "formalize 8,7" in legal_strings(Game.from_dict(clone.to_dict()))  # the clone's own markers
+        for marks, match in [({"marks": "8,7"}, "must be an object with the list"),
+                             ({"marks": ["x"]}, r"marks\[0\] must be a cell"),
+                             ({"marks": ["1,1"]}, "holds no tile"),
+                             ({"marks": ["8,7", "8,7"]}, "one twice")]:  # fmt: skip
+            bad = dict(data, toy=marks)
+            with pytest.raises(StateError, match=match):
+                Game.from_dict(bad)
+        del data["toy"]
+        with pytest.raises(StateError, match="state.toy is missing"):
+            Game.from_dict(data)
+
+
+def _storm(resources: dict[str, int], config: str | RulesConfig = "exp01-4p") -> Scenario:
+    sc = Scenario(config)
+    sc.effect("TOY-STORM", 3, "permanent")
+    sc.resources(2, **resources)
+    sc.draws("DOM-W3")
+    d = sc.data
+    d["active"] = d["turns_in_round"] = 1  # player 1 passes; player 2 draws the ResortTile
+    d["turn"] = (d["round"] - 1) * sc.n + 1
+    return sc
+
+
+def _next_turn(game: Game) -> None:
+    """Player 1 takes its turn's Political Action (the first legal one); player 2's turn begins."""
+    while game.active == 1:
+        game.apply(game.legal_actions()[0])
+
+
+def test_placing_a_tile_is_an_effect_on_the_pipeline(monkeypatch):
+    """EXP-03-08-M12-04 Extreme Weather ("Placing ResortTiles requires +1 CLM or +1 DOM"), RULINGS R3, R54: the
+    placement cost is a payment decision of the active player, part of the state like any other."""
+    with toy_game(monkeypatch):
+        game = _storm({"DOM": 1, "FOR": 1}).game()
+        _next_turn(game)
+        assert game.active == 2 and game.phase_name == "place_tile"
+        cells = game.legal_actions()
+        assert cells == game.frontier  # every cell: the surcharge can be paid
+        act(game, "place-tile 8,7")
+        assert game.phase_name == "pay" and game.current_player == 2  # DOM or FOR: a choice (R18, BC-05)
+        data = game.to_dict()
+        assert data["pending"] == {"kind": "place-tile", "tile": "8,7", "paid": []} and data["drawn_tile"] >= 0
+        loaded = Game.from_dict(data)
+        assert loaded.to_dict() == data
+        act(game, "pay FOR")
+        assert game.phase_name == "political" and game.resources_of(2)[:2] == [1, 0]
+        assert game.tile_at[game.topo.parse("8,7")] >= 0 and game.drawn == -1
+        applied = events(game, "measure-applied")
+        assert [(e["id"], e["kind"], e["extra"]) for e in applied] == [("TOY-STORM", "place-tile", 1)]
+        assert [e["rule"] for e in events(game, "pay")] == ["TOY-04"]
+        act(loaded, "pay DOM")
+        assert loaded.resources_of(2)[:2] == [0, 1] and loaded.phase_name == "political"
+        # A tile that is not a ResortTile costs nothing: no decision, no payment.
+        sc = _storm({})
+        sc.draws("Committee")
+        game = sc.game()
+        _next_turn(game)
+        act(game, "place-tile 8,7")
+        assert game.phase_name == "political" and not events(game, "pay")
+
+
+def test_a_tile_whose_placement_cannot_be_paid_is_unplaceable(monkeypatch):
+    """EXP-03-08-M12-05 ("If the additional cost cannot be paid, placement fails"), RULINGS R3/R4/R54: no legal cell,
+    so the tile is discarded and another drawn; with TileRecycling, a pile of tiles none of which could be placed
+    counts as exhausted."""
+    with toy_game(monkeypatch):
+        sc = _storm({})
+        top = sc.data["draw_pile"][-1]
+        game = sc.game()
+        _next_turn(game)
+        discarded = [e["tile"] for e in events(game, "discard")]  # CORE-01-04-06: discarded, draw again
+        assert discarded[0] == top and all(sc.catalogue[t].kind == RESORT for t in discarded)
+        assert game.active == 2 and game.phase_name == "place_tile" and sc.catalogue[game.drawn].kind != RESORT
+        recycling = RulesConfig.resolve("exp01-4p").replace(tile_recycling=True)
+        sc = _storm({}, recycling)
+        cat = sc.catalogue
+        pile = sc.data["draw_pile"]
+        sc.data["discard"] += [t for t in pile if cat[t].kind != cat[top].kind]
+        sc.data["draw_pile"] = [t for t in pile if cat[t].kind == cat[top].kind]
+        game = sc.game()
+        _next_turn(game)
+        assert events(game, "draw-pile-exhausted") and game.is_terminal()

@@ -2,9 +2,12 @@
 
 ``Toy`` (name ``TOY``) is attached to a configuration by :func:`toy_game`, which patches ``expansions_for``:
 
-* a **marker attached to a tile** (``Toy.marks``, its own state) is a modifier source: every Place, Move or
-  Formalize whose ContextTile carries it costs +1 Resource of any resort, tagged with the source ``"toy"``
-  (the shape of an EXP-02 Regulation surcharge);
+* a **marker attached to a tile** (``ToyState.marks``, the expansion's own state: cloned, written to the JSON
+  state under ``"toy"``, read strictly and checked) is a modifier source: every Place, Move or Formalize whose
+  ContextTile carries it costs +1 Resource of any resort, tagged with the source ``"toy"`` (the shape of an
+  EXP-02 Regulation surcharge; Regulations conserved between supply and tiles);
+* ``TOY-STORM`` surcharges **placing a ResortTile** by +1 DOM (source ``"climate"``): tile placement is an effect
+  on the pipeline (EXP-03-08-M12 Extreme Weather, RULINGS R3, R4, R54);
 * ``TOY-EXEMPT`` waives the ``"toy"`` slots (the shape of Adaptation Strategy / Future Pact, RULINGS R55);
 * ``TOY-META`` amends every ``"toy"`` surcharge by +1 (a modifier of modifiers: Parliamentary Oversight, R33);
 * ``TOY-DISCOUNT`` lowers a ``DISTINCT`` cost slot by 1 with a floor of 1 (Situation Assessment, R45);
@@ -23,10 +26,11 @@ from typing import Any
 
 from bc_env.rules import StateError, effects
 from bc_env.rules import game as game_module
+from bc_env.rules.components import RESORT
 from bc_env.rules.decisions import Frame, register_frame
 from bc_env.rules.effects import ALL_MASK, ANY, DISTINCT, PERMANENT, ActiveEffect, Cost, Effect, Modifier
 from bc_env.rules.expansions import expansions_for
-from bc_env.rules.expansions.base import Expansion
+from bc_env.rules.expansions.base import Expansion, ExpansionState
 from bc_env.rules.expansions.measures import RESOLVERS
 
 SURCHARGE: Cost = ((1, ANY, ALL_MASK),)
@@ -42,6 +46,19 @@ class Marked(Modifier):
 
     def rule(self, game: Any, active: ActiveEffect) -> str:
         return "TOY-01"
+
+
+class Storm(Modifier):
+    """Placing a ResortTile costs +1 DOM or +1 FOR (the drawn tile is ``game.drawn``; EXP-03-08-M12-04, R54)."""
+
+    kinds = frozenset((effects.PLACE_TILE,))
+    source = "climate"
+
+    def extra_cost(self, game: Any, active: ActiveEffect, effect: Effect) -> Cost:
+        return ((1, ANY, 0b11),) if game.catalogue[game.drawn].kind == RESORT else ()
+
+    def rule(self, game: Any, active: ActiveEffect) -> str:
+        return "TOY-04"
 
 
 class Exempt(Modifier):
@@ -109,15 +126,54 @@ def _ask_next_player(game: Any, cell: int, leader: int) -> None:
     game.stack.append(ToyChoice((game.active + 1) % game.num_players))
 
 
+class ToyState(ExpansionState):
+    """The cells that carry a marker (ascending), at most ``MARKERS`` of them."""
+
+    __slots__ = ("marks",)
+    key = "toy"
+    MARKERS = 3
+
+    def __init__(self) -> None:
+        self.marks: list[int] = []
+
+    def clone(self) -> ToyState:
+        st = ToyState()
+        st.marks = self.marks[:]
+        return st
+
+    def to_json(self, game: Any) -> dict[str, Any]:
+        return {"marks": [game.topo.label(c) for c in self.marks]}
+
+    def read_json(self, game: Any, data: Any, where: str) -> None:
+        if not isinstance(data, dict) or sorted(data) != ["marks"] or not isinstance(data["marks"], list):
+            raise StateError(f"{where} must be an object with the list 'marks'")
+        cells = []
+        for i, text in enumerate(data["marks"]):
+            try:
+                cells.append(game.topo.parse(text))
+            except (TypeError, ValueError):
+                raise StateError(f"{where}.marks[{i}] must be a cell 'x,y', got {text!r}") from None
+        self.marks = sorted(cells)
+
+    def check(self, game: Any) -> list[str]:
+        out = []
+        if len(self.marks) > self.MARKERS or len(set(self.marks)) != len(self.marks):
+            out.append(f"toy.marks holds more than {self.MARKERS} markers or one twice (TOY-05)")
+        out += [f"toy.marks: {game.topo.label(c)} holds no tile (TOY-05)" for c in self.marks if game.tile_at[c] < 0]
+        return out
+
+
 class Toy(Expansion):
     name = "TOY"
 
     def __init__(self) -> None:
-        self.marks: set[int] = set()
         self.hotspot_resolvers = {"labor-market": _ask_next_player}
 
+    def new_state(self, game: Any) -> ToyState:
+        return ToyState()
+
     def modifiers(self, game: Any, effect: Effect) -> Iterable[ActiveEffect]:
-        if effect.tile in self.marks:
+        if effect.tile in game.ext["TOY"].marks:
             yield ActiveEffect("TOY-MARK", -1, PERMANENT, 0, (("cell", effect.tile),))
 
 
@@ -135,7 +191,7 @@ def toy_game(monkeypatch: Any) -> Iterator[Toy]:
     monkeypatch.setattr(game_module, "expansions_for", lambda config: (*expansions_for(config), toy))
     monkeypatch.setattr(game_module, "_SHARED_CACHE", type(game_module._SHARED_CACHE)())
     for key, handler in (("TOY-MARK", Marked()), ("TOY-EXEMPT", Exempt()), ("TOY-META", Meta()),
-                         ("TOY-DISCOUNT", Discount())):  # fmt: skip
+                         ("TOY-DISCOUNT", Discount()), ("TOY-STORM", Storm())):  # fmt: skip
         monkeypatch.setitem(effects.MODIFIERS, key, handler)
     monkeypatch.setitem(RESOLVERS, "EXP-01-M03", _act_at_once)
     yield toy

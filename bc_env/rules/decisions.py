@@ -122,11 +122,13 @@ class PlaceTile(Frame):
         self.owner = owner
 
     def legal(self, game: Game) -> list[int]:
-        # RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08); the block starts at 0.
-        return game.frontier[:]
+        # RULINGS R3: empty table cells adjacent to a Board tile (CORE-01-04-05, -08) where any placement cost can
+        # be paid; the block starts at 0.
+        return game._tile_cells(self.owner)
 
     def choose(self, game: Game, action: int) -> None:
-        game._place_drawn_tile(action)  # replaces this decision by the Political Action
+        game.stack.pop()
+        game._place_tile_choice(self.owner, action)  # then the Political Action
 
 
 @register_frame

@@ -82,6 +82,9 @@ STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
 
 #: The effect kinds of Political Actions (CORE-01-04-09, EXP-01-06-01).
 POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play"))
+#: The effect of placing the drawn tile (Phase 1, CORE-01-04-05; RULINGS R3): free in the core game, its ContextTile
+#: is the cell it goes to and the tile is ``game.drawn``; a modifier may surcharge it (EXP-03-08-M12, RULINGS R54).
+PLACE_TILE = "place-tile"
 
 
 class Effect(NamedTuple):
@@ -258,6 +261,19 @@ def _collect(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect, i
 def collect_modifiers(game: Game, effect: Effect) -> list[tuple[Modifier, ActiveEffect]]:
     """Step 1. The Start Committee ignores every external modifier (CORE-01-08-06, -06A)."""
     return [(h, a) for h, a, _ in _collect(game, effect)]
+
+
+def touches(game: Game, kind: str) -> bool:
+    """Whether any modifier may apply to effects of ``kind``: an expansion's modifier source, or a duration in
+    force whose handler names the kind. False means such an effect resolves exactly as the core rules say (e.g. a
+    tile placement, RULINGS R3, in every game without a placement surcharge such as EXP-03-08-M12)."""
+    if game.modifier_sources:
+        return True
+    for active in game.active_effects:
+        handler = MODIFIERS.get(active.id)
+        if handler is not None and kind in handler.kinds:
+            return True
+    return False
 
 
 def tile_sensitive(game: Game, kind: str) -> bool:

@@ -541,8 +541,9 @@ class Game:
         if kind == "convert":
             text = self.grassroots_text(cell)
             return Effect("convert", player, cell, _recipe_cost(text, self.num_resorts))
-        if kind in ("place", "move"):
-            # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination.
+        if kind in ("place", "move", effects.PLACE_TILE):
+            # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination; a tile
+            # placement's is the cell it goes to (RULINGS R3; the tile is ``drawn``).
             return Effect(kind, player, cell)
         for ex in self.expansions:  # an expansion's Political Action (e.g. EXP-01-06-01)
             effect = ex.effect(self, kind, cell, player, card, target)
@@ -594,6 +595,23 @@ class Game:
         if not effects.tile_sensitive(self, kind):  # the same total cost on every tile: check once
             return cells[:] if self.payment_choices(Effect(kind, player, cells[0])) else []
         return [c for c in cells if self.payment_choices(Effect(kind, player, c))]
+
+    def _tile_cells(self, player: int) -> list[int]:
+        """RULINGS R3: the cells the drawn tile may go to: empty table cells adjacent to a Board tile
+        (CORE-01-04-05, -08) whose placement cost (none in the core game; e.g. EXP-03-08-M12) ``player`` can pay."""
+        if not effects.touches(self, effects.PLACE_TILE):
+            return self.frontier[:]
+        return self._payable_cells(effects.PLACE_TILE, self.frontier, player)
+
+    def _placeable(self, player: int, tile: int) -> bool:
+        """Whether ``tile``, drawn now, would have a legal cell (RULINGS R3, R4)."""
+        if not effects.touches(self, effects.PLACE_TILE):
+            return bool(self.frontier)
+        drawn, self.drawn = self.drawn, tile
+        try:
+            return bool(self._tile_cells(player))
+        finally:
+            self.drawn = drawn
 
     def _political_options(self, p: int) -> list[int]:
         n = self.layout.n
@@ -726,13 +744,13 @@ class Game:
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
             self.log("draw", "CORE-01-04-04", player=p, tile=tile)
-            if self.frontier:  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
+            if self._placeable(p, tile):  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
                 self.drawn = tile
                 self.stack.append(PLACE_TILE[p])
                 return
             if self.config.tile_recycling:
                 # RULINGS R4: if no tile left could be placed, the DrawPile counts as exhausted.
-                if not self.frontier:  # no tile left in the pile could be placed
+                if not any(self._placeable(p, t) for t in pile):  # no tile left in the pile could be placed
                     pile.append(tile)  # docs/rulings.md BC-08
                     self.log("draw-pile-exhausted", "RULINGS-R4", player=p)
                     self._end_game()
@@ -744,14 +762,21 @@ class Game:
                 self.discard.append(tile)  # CORE-01-04-06
                 self.log("discard", "CORE-01-04-06", player=p, tile=tile)  # CORE-01-04-07: draw again
 
+    def _place_tile_choice(self, p: int, cell: int) -> None:
+        """Phase 1: the drawn tile goes to ``cell``; a placement cost (e.g. EXP-03-08-M12, RULINGS R54) is paid
+        through the pipeline first."""
+        if effects.touches(self, effects.PLACE_TILE):
+            self._begin_effect(p, effects.PLACE_TILE, cell)
+        else:
+            self._place_drawn_tile(cell)
+
     def _place_drawn_tile(self, cell: int) -> None:
         tile = self.drawn
         self.drawn = -1
         self._put_tile(tile, cell)
         self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
-        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved: it replaces the
-        # place_tile decision on the stack.
-        self.stack[-1] = POLITICAL[self.active]
+        # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
+        self.stack.append(POLITICAL[self.active])
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
         # first, then the other closed Hotspots in ascending cell order.
         closed = [cell] if self.kind_at[cell] == HOTSPOT and self._surrounded(cell) else []
@@ -949,6 +974,15 @@ class Game:
                 # Only extra costs: Move is free (CORE-01-04-12; e.g. EXP-01-06-M06-05).
                 self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
                 self._move_influence(res.owner, res.src, res.tile)
+            elif kind == effects.PLACE_TILE:
+                self._pop(res)
+                # Only extra costs: placing a tile is free (CORE-01-04-05; e.g. EXP-03-08-M12-04). Not a Political
+                # Action, so nothing "until consumed" by one is consumed.
+                if pay:
+                    self._log_surcharges(effect)
+                    effects.use_payment(self, effect, tuple(pay))
+                    self._pay(res.owner, pay, effects.surcharge_rule(self, effect))
+                self._place_drawn_tile(res.tile)
             else:  # an expansion's Political Action (e.g. TakeMeasure, PlayMeasure)
                 for ex in self.expansions:
                     if ex.execute(self, res, effect):
@@ -980,15 +1014,18 @@ class Game:
         p = effect.actor
         if self.active_effects or self.modifier_sources:
             effects.use_payment(self, effect, tuple(pay))
-            for handler, active in effects.collect_modifiers(self, effect):
-                extra = handler.extra_cost(self, active, effect)
-                if extra:  # e.g. EXP-01-06-M06-04: the surcharge was part of this payment
-                    self.log("measure-applied", handler.rule(self, active), id=active.id, owner=active.owner,
-                             kind=effect.kind, player=p, extra=sum(s[0] for s in extra))  # fmt: skip
+            self._log_surcharges(effect)
         if pay:
             self._pay(p, pay, rule)
         if self.active_effects or self.modifier_sources:
             effects.consume(self, p)  # EXP-01-06-M06-07 / EXP-01-08-M06-07
+
+    def _log_surcharges(self, effect: Effect) -> None:
+        for handler, active in effects.collect_modifiers(self, effect):
+            extra = handler.extra_cost(self, active, effect)
+            if extra:  # e.g. EXP-01-06-M06-04: the surcharge was part of this payment
+                self.log("measure-applied", handler.rule(self, active), id=active.id, owner=active.owner,
+                         kind=effect.kind, player=effect.actor, extra=sum(s[0] for s in extra))  # fmt: skip
 
     def _pay(self, player: int, pay: list[int], rule: str) -> None:
         """Move paid Resources from the player's supply to the Bank, all at once (RULINGS R18)."""

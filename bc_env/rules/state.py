@@ -13,6 +13,7 @@ from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
 from .decisions import FRAME_TYPES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
+from .effects import PLACE_TILE as PLACE_TILE_EFFECT
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
@@ -257,8 +258,11 @@ def game_from_dict(data: Any) -> Game:
     g.discard = [claim(t, "state.discard") for t in _list(data, "discard", "state")]
     drawn = _get(data, "drawn_tile", "state")
     g.drawn = -1 if drawn is None else claim(drawn, "state.drawn_tile")
-    if (g.drawn >= 0) != (phase == "place_tile"):
-        raise StateError("state.drawn_tile must be set exactly when the phase is 'place_tile'")
+    pend = data.get("pending")
+    placing = phase == "place_tile" or (isinstance(pend, dict) and pend.get("kind") == PLACE_TILE_EFFECT)
+    if (g.drawn >= 0) != placing:
+        raise StateError("state.drawn_tile must be set exactly while the drawn tile is being placed (phase "
+                         "'place_tile', or a 'pay' decision of its placement cost)")  # fmt: skip
 
     for i, entry in enumerate(_list(data, "board", "state")):
         where = f"state.board[{i}]"
@@ -490,6 +494,8 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
         g.stack = [MoveTo(g.active, src)]
         return
     kinds = ("formalize", "convert") + (("place", "move", "take", "play") if g.measures else ())
+    if phase == "pay":
+        kinds += (PLACE_TILE_EFFECT,)  # a placement cost (e.g. EXP-03-08-M12, RULINGS R54)
     if kind not in kinds:
         raise StateError(f"state.pending.kind must be one of {', '.join(map(repr, kinds))}, got {kind!r}")
     p = g.active
@@ -534,6 +540,9 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
         src = _cell(topo, _get(pend, "from", "state.pending"), "state.pending.from")
         if g.infl[src * g.num_players + p] <= 0 or cell not in g.nonstart or cell == src:
             raise StateError("state.pending: a Move needs an own Influence at 'from' and another tile at 'tile'")
+    elif kind == PLACE_TILE_EFFECT:
+        if cell not in g.frontier:
+            raise StateError("state.pending.tile must be an empty cell next to the Board (RULINGS R3)")
     elif kind == "take":
         if cell != -1:
             raise StateError("state.pending.tile must be null for a TakeMeasure")
