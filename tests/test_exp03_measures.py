@@ -323,3 +323,49 @@ def test_exp03_alone_plays_its_eleven_cards():
     game = sc.game()
     act(game, "play EXP-03-M03")
     assert res(game, 0) == {"DOM": 0, "FOR": 1, "INF": 0, "CLM": 0}
+
+
+# ---------------------------------------------------------------------------- M12 Extreme Weather Event
+
+
+def _m12(*effects_, **p1):
+    sc = Scenario3()
+    sc.put("8,7", "Committee")
+    sc.resources(0, CLM=1)
+    sc.resources(1, **p1)
+    sc.hand(0, M3["M12"])
+    for id_, owner, until, data in effects_:
+        sc.effect(id_, owner, until, **data)
+    sc.draws("Committee")
+    sc.draws("DOM-W1")  # P1 draws the ResortTile first
+    game = sc.game()
+    act(game, "play EXP-03-M12")  # -M12-02: CLM
+    assert game.current_player == 1
+    return sc, game
+
+
+def test_EXP_03_08_M12_extreme_weather_placing_a_resort_tile_costs_clm_or_dom():
+    sc, game = _m12(DOM=1)
+    assert game.phase_name == "place_tile" and game.catalogue[game.drawn].name == "DOM-W1"
+    act(game, "place-tile 9,7")  # -M12-04: +1 CLM or +1 DOM, the only payment (BC-05)
+    assert res(game, 1)["DOM"] == 0 and game.tile_at[C(9, 7)] >= 0
+    assert events(game, "measure-applied")[-1]["rule"] == "EXP-03-08-M12-04"
+
+
+def test_R54_extreme_weather_an_unpayable_resort_tile_is_unplaceable_and_discarded():
+    sc, game = _m12()
+    assert [game.catalogue[e["tile"]].name for e in events(game, "discard")] == ["DOM-W1"]  # -M12-05, R4
+    assert game.catalogue[game.drawn].name == "Committee"
+    act(game, "place-tile 9,7")  # a Committee costs nothing
+    assert sum(game.resources_of(1)) == 0
+
+
+def test_R54_adaptation_strategy_waives_extreme_weather_technology_initiative_and_own_future_pact_do_not():
+    sc, game = _m12((M3["M09"], 1, "consumed", {"target": 1}))  # "for that Action": the Political Action only
+    assert [game.catalogue[e["tile"]].name for e in events(game, "discard")] == ["DOM-W1"]
+    sc, game = _m12((M3["M10"], 1, "owner_next_turn", {}))  # P1's own Phase 1 lies outside its window (R54)
+    assert [game.catalogue[e["tile"]].name for e in events(game, "discard")] == ["DOM-W1"]
+    sc, game = _m12((M3["M08"], 2, "owner_next_turn", {}))  # Adaptation Strategy: everybody (R34)
+    assert not events(game, "discard") and game.catalogue[game.drawn].name == "DOM-W1"
+    act(game, "place-tile 9,7")
+    assert game.tile_at[C(9, 7)] >= 0 and sum(game.resources_of(1)) == 0

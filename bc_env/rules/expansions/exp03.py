@@ -69,8 +69,8 @@ CLM_ADD56_RESORT_COUNTS = ((1, 1), (2, 1))
 #: and Future Investment's gain (EXP-03-08-M03-05; its output, RULINGS R29).
 COUNTDOWN = "countdown"
 MEASURE_GAIN = "measure-gain"
-#: Placing a drawn tile (RULINGS R28/R54: an effect only where a card says so); its ``card`` is the tile id.
-PLACE_TILE_KIND = "place-tile"
+#: Placing the drawn tile (``game.drawn``) on the pipeline (RULINGS R28/R54; ContextTile = the cell).
+PLACE_TILE_KIND = effects.PLACE_TILE
 
 
 # ---------------------------------------------------------------------------- resorts of the configuration
@@ -303,14 +303,15 @@ class SupplyChainDisruption(_Card):
 
 
 class ExtremeWeatherEvent(_ClimateSurcharge):
-    """M12: placing a ResortTile requires +1 CLM or +1 DOM, paid by the active player (EXP-03-08-M12-04/05,
-    RULINGS R54). NOT ENFORCED YET: tile placement is not an effect on the pipeline (``Exp03.missing``)."""
+    """M12: placing a ResortTile (any resort's, CLM and ECO included) requires +1 CLM or +1 DOM, paid by the active
+    player; the cells are legal only if it can be paid, else the tile is unplaceable (EXP-03-08-M12-04/05,
+    RULINGS R54, R3, R4). Future Pact and Adaptation Strategy waive it, Technology Initiative does not (R54)."""
 
     kinds = frozenset((PLACE_TILE_KIND,))
 
     def extra_cost(self, game: Game, active: ActiveEffect, effect: Effect) -> Cost:
-        cell = effect.tile
-        return clm_or_dom(game) if cell >= 0 and game.catalogue[effect.card].kind == RESORT_TILE else ()
+        drawn = game.drawn
+        return clm_or_dom(game) if drawn >= 0 and game.catalogue[drawn].kind == RESORT_TILE else ()
 
 
 class _Placeholder(_Card):
@@ -529,10 +530,7 @@ class Exp03(Expansion):
     #: Carbon Levy's target resort (EXP-03-08-M02-03).
     action_blocks = (Block(TARGET_RESORT_BLOCK, RESORT),)
     #: While non-empty, Game refuses EXP-03 (base.Expansion.missing).
-    missing = (
-        "EXP-03-08-M05 Greenwashing, EXP-03-08-M12 Extreme Weather "
-        "Event, EXP-03-08-M13 Intergenerational Pact, presets, encoder/render, bots"
-    )
+    missing = "EXP-03-08-M05 Greenwashing, EXP-03-08-M13 Intergenerational Pact, presets, encoder/render, bots"
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         # EXP-03-02-A-01..04, EXP-03-03-01, RULINGS R57: CLM ResortTiles (CORE production rules, EXP-03-05-01).
