@@ -369,3 +369,81 @@ def test_R54_adaptation_strategy_waives_extreme_weather_technology_initiative_an
     assert not events(game, "discard") and game.catalogue[game.drawn].name == "DOM-W1"
     act(game, "place-tile 9,7")
     assert game.tile_at[C(9, 7)] >= 0 and sum(game.resources_of(1)) == 0
+
+
+# ---------------------------------------------------------------------------- M05 Greenwashing
+
+
+def _formalize(**p0):
+    sc = Scenario3()
+    sc.put("8,7", "Committee")
+    for p in range(4):
+        sc.data["players"][p]["deployed"] = sc.data["players"][p]["starting"]  # the gate is open (R11)
+    sc.resources(0, **p0)
+    sc.effect(M3["M05"], 2, "owner_next_turn")
+    return sc
+
+
+def test_EXP_03_08_M05_greenwashing_the_formalizer_may_pay_clm_or_inf_to_generate_influence():
+    game = _formalize(DOM=1, FOR=1, CLM=1, INF=1).game()
+    supply = game.supply[0]
+    act(game, "formalize 8,7")
+    while game.phase_name == "pay":
+        act(game, "pay DOM" if "pay DOM" in legal_strings(game) else legal_strings(game)[0])
+    assert game.phase_name == "replacement" and game.current_player == 0
+    assert legal_strings(game) == ["pay INF", "pay CLM", "decline"]  # -M05-05 (R23, BC-61)
+    again = type(game).from_dict(game.to_dict())  # the decision round-trips through the JSON state's stack
+    assert again.to_dict() == game.to_dict() and legal_strings(again) == legal_strings(game)
+    act(game, "pay CLM")
+    assert game.supply[0] == supply + 1 and res(game, 0)["CLM"] == 0
+    assert events(game, "pay")[-1]["rule"] == "EXP-03-08-M05-05"
+
+
+def test_EXP_03_08_M05_06_greenwashing_declined_or_unpayable_generates_nothing():
+    game = _formalize(DOM=1, FOR=1, CLM=1).game()
+    supply = game.supply[0]
+    act(game, "formalize 8,7", "pay DOM", "pay FOR", "decline")
+    assert game.supply[0] == supply and res(game, 0)["CLM"] == 1 and sum(game.resources_of(0)) == 1
+    assert events(game, "influence-suppressed")[-1]["rule"] == "EXP-03-08-M05-06"
+    game = _formalize(DOM=1, FOR=1).game()
+    act(game, "formalize 8,7")  # nothing left to pay the replacement with: no decision
+    assert game.supply[0] == supply and game.current_player == 1
+    assert events(game, "influence-suppressed")[-1]["rule"] == "EXP-03-08-M05-04"
+
+
+def test_R50_greenwashing_a_start_committee_formalization_is_immune():
+    game = _formalize(DOM=1, FOR=1, INF=1, CLM=1).game()
+    supply = game.supply[0]
+    act(game, "formalize 7,7")  # CORE-01-08-06A (c): 3 different + 1 any, all four held: one payment
+    assert game.supply[0] == supply + 1 and game.current_player == 1
+
+
+def _tdh_closing(*effects_, p2_resources=None):
+    sc = Scenario3()
+    sc.put("8,7", "Transformationsdruck", influence=[0, 0, 2, 0])
+    sc.put("8,6", "Committee")
+    sc.put("8,8", "Committee")
+    sc.supply(2, 1)
+    sc.resources(2, **(p2_resources or {}))
+    sc.draws("Committee")
+    for id_, owner in effects_:
+        sc.effect(id_, owner, "owner_next_turn")
+    game = sc.game()
+    act(game, "place 8,6")
+    act(game, "place-tile 9,7")  # P1 closes the Transformationsdruck; P2 has the majority
+    return game
+
+
+def test_R50_greenwashing_the_hotspots_majority_player_decides_during_the_resolution():
+    game = _tdh_closing((M3["M05"], 0), p2_resources={"INF": 1})
+    assert game.phase_name == "replacement" and game.current_player == 2  # R23: not the active player
+    assert legal_strings(game) == ["pay INF", "decline"]
+    act(game, "pay INF")
+    assert game.influence_on(C(8, 7)) == [0, 0, 3, 0] and game.current_player == 1  # P1's turn goes on
+    assert game.phase_name == "political"
+
+
+def test_R50_greenwashing_and_protest_movement_a_hotspot_offers_no_replacement():
+    game = _tdh_closing((M3["M05"], 0), (M3["M07"], 3), p2_resources={"INF": 1})
+    assert game.phase_name == "political" and game.current_player == 1
+    assert game.influence_on(C(8, 7)) == [0, 0, 2, 0] and res(game, 2)["INF"] == 1

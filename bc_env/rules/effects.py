@@ -204,6 +204,12 @@ class Modifier:
         it resolves (majority suppression, EXP-03-06-06/07)."""
         return False
 
+    def replacement(self, game: Game, active: ActiveEffect, effect: Effect, player: int) -> Any:
+        """Where :meth:`suppresses_influence`: a decision frame (decisions.Frame) that lets the affected ``player``
+        generate the Influence anyway (a replacement payment, e.g. EXP-03-08-M05-05), or None (suppressed outright,
+        or the player cannot pay)."""
+        return None
+
     def cap_share(self, game: Game, active: ActiveEffect, effect: Effect, player: int, share: int) -> int:
         """A production instance's share for ``player`` after this handler's cap (the excess goes to Noise)."""
         return share
@@ -413,12 +419,20 @@ def full_resolution(game: Game, effect: Effect) -> ActiveEffect | None:
     return None
 
 
-def suppressed_by(game: Game, effect: Effect) -> ActiveEffect | None:
-    """The first active effect under which ``effect`` places / creates no Influence (EXP-03-06-06/07), or None."""
+def suppression(game: Game, effect: Effect, player: int) -> tuple[ActiveEffect | None, Any]:
+    """Majority suppression (EXP-03-06-06/07): the first active effect under which ``effect`` places / creates no
+    Influence for ``player`` (None: not suppressed) and the replacement decision offered (None: suppressed outright;
+    a suppression without a replacement wins, docs/rulings.md BC-62)."""
+    found: ActiveEffect | None = None
+    frame = None
     for handler, active, _ in _collect(game, effect):
         if handler.suppresses_influence(game, active, effect):
-            return active
-    return None
+            offer = handler.replacement(game, active, effect, player)
+            if offer is None:
+                return active, None
+            if found is None:
+                found, frame = active, offer
+    return found, frame
 
 
 def capped_share(game: Game, effect: Effect, player: int, share: int) -> tuple[int, ActiveEffect | None]:

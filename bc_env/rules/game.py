@@ -814,16 +814,27 @@ class Game:
             if resolver is not None:  # a Hotspot with its own text (CORE-01-10-01), e.g. the v1.3 Labor Market
                 resolver(self, cell, p)
                 return
-        if self.active_effects or self.modifier_sources:
-            # EXP-03-06-06/07, RULINGS R43/R51: majority suppression; the majority stands, no Influence is placed.
-            suppressor = effects.suppressed_by(self, Effect("hotspot", -1, cell))
-            if suppressor is not None:
-                self.log("influence-suppressed", effects.MODIFIERS[suppressor.id].rule(self, suppressor),
-                         id=suppressor.id, owner=suppressor.owner, kind="hotspot", cell=cell, player=p)  # fmt: skip
-                return
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
+        if (self.active_effects or self.modifier_sources) and self._suppressed(Effect("hotspot", -1, cell), p):
+            return  # EXP-03-06-06/07, RULINGS R43/R51: the majority stands, no Influence is placed (or a replacement)
+        self._hotspot_influence(cell, p)
+
+    def _suppressed(self, effect: Effect, p: int) -> bool:
+        """Majority suppression of ``effect``'s Influence for ``p`` (EXP-03-06-06/07): log it, or push the replacement
+        decision it offers (whose choice generates the Influence, e.g. EXP-03-08-M05-05). False: not suppressed."""
+        blocker, frame = effects.suppression(self, effect, p)
+        if blocker is None:
+            return False
+        if frame is not None:
+            self.stack.append(frame)
+            return True
+        self.log("influence-suppressed", effects.MODIFIERS[blocker.id].rule(self, blocker), id=blocker.id,
+                 owner=blocker.owner, kind=effect.kind, cell=effect.tile, player=p)  # fmt: skip
+        return True
+
+    def _hotspot_influence(self, cell: int, p: int) -> None:
         # CORE-01-06-05/06: move one Influence from supply to the Hotspot.
         self.supply[p] -= 1
         self.on_board[p] += 1
@@ -1047,6 +1058,14 @@ class Game:
             self._pay(p, pay, rule)
         if start:
             self.start_used[p] = True  # CORE-01-08-07
+        elif (self.active_effects or self.modifier_sources) and self._suppressed(
+            self.effect_for("formalize", cell, p), p
+        ):
+            return  # e.g. EXP-03-08-M05-04: no Influence is generated (CORE-01-08-06A: never via the Start Committee)
+        self._formalize_influence(p, cell)
+
+    def _formalize_influence(self, p: int, cell: int) -> None:
+        start = cell == self.topo.centre
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
         self.supply[p] += 1
         self.created[p] += 1

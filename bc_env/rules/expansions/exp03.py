@@ -26,6 +26,7 @@ from ..actions import RESORT, Block
 from ..components import HOTSPOT, TRANSFORMATIONSDRUCK, TileAdder
 from ..components import RESORT as RESORT_TILE
 from ..config import RulesConfig
+from ..decisions import Frame, register_frame
 from ..effects import (
     ANY,
     CONSUMED,
@@ -314,6 +315,91 @@ class ExtremeWeatherEvent(_ClimateSurcharge):
         return clm_or_dom(game) if drawn >= 0 and game.catalogue[drawn].kind == RESORT_TILE else ()
 
 
+class Greenwashing(_Card):
+    """M05: effects do not generate Influence: a FormalizeInfluence creates none and a Hotspot's majority player
+    gets none (RULINGS R50), unless the affected player pays the replacement, 1 CLM or 1 INF (EXP-03-08-M05-04..06):
+    a decision of that player (even when not active, R23) right after the formalizer's payment / during the
+    resolution (docs/rulings.md BC-61). The replacement is no additional cost (no exemption touches it, R50)."""
+
+    kinds = frozenset(("formalize", "hotspot"))
+
+    def suppresses_influence(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        return True
+
+    def replacement(self, game: Game, active: ActiveEffect, effect: Effect, player: int) -> Frame | None:
+        options = replacement_options(game, player)
+        if not options:
+            return None  # -M05-06: nothing paid, nothing generated
+        return Replacement(player, effect.kind, effect.tile)
+
+
+def replacement_options(game: Game, player: int) -> list[int]:
+    """The resorts ``player`` can pay Greenwashing's replacement with: CLM or INF (EXP-03-08-M05-05)."""
+    _, _, inf, _, clm = _indices(game.config.resorts)
+    return [r for r in sorted((inf, clm)) if game.res[player * game.num_resorts + r] >= 1]
+
+
+@register_frame
+class Replacement(Frame):
+    """Greenwashing's replacement (EXP-03-08-M05-05/06): the affected ``owner`` pays 1 CLM or 1 INF (``pay``) and
+    the Influence is generated normally, or declines (``decline``) and none is."""
+
+    __slots__ = ("effect", "cell")
+    kind = "replacement"
+    name = "greenwashing-replacement"
+
+    def __init__(self, owner: int, effect: str, cell: int) -> None:
+        self.owner = owner
+        self.effect = effect
+        self.cell = cell
+
+    def legal(self, game: Game) -> list[int]:
+        lay = game.layout
+        return [lay.pay + r for r in replacement_options(game, self.owner)] + [lay.decline]
+
+    def choose(self, game: Game, action: int) -> None:
+        game.stack.pop()
+        lay = game.layout
+        p = self.owner
+        if action == lay.decline:
+            game.log("influence-suppressed", "EXP-03-08-M05-06", id="EXP-03-M05", kind=self.effect, cell=self.cell,
+                     player=p)  # fmt: skip
+            return
+        game._pay(p, [action - lay.pay], "EXP-03-08-M05-05")
+        if self.effect == "formalize":
+            game._formalize_influence(p, self.cell)
+        else:
+            game._hotspot_influence(self.cell, p)
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": self.kind, "owner": self.owner, "effect": self.effect, "cell": self.cell}
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {"frame": self.name, "owner": self.owner, "effect": self.effect, "cell": game.topo.label(self.cell)}
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        owner = data.get("owner")
+        if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < game.num_players:
+            raise StateError(f"{where}.owner must be a player, got {owner!r}")
+        effect = data.get("effect")
+        if effect not in ("formalize", "hotspot"):
+            raise StateError(f"{where}.effect must be 'formalize' or 'hotspot', got {effect!r}")
+        text = data.get("cell")
+        try:
+            cell = game.topo.parse(text) if isinstance(text, str) else None
+        except ValueError:
+            cell = None
+        wanted = game.committees if effect == "formalize" else [c for c in game.board if game.kind_at[c] == HOTSPOT]
+        if cell is None or cell not in wanted or cell == game.topo.centre:
+            raise StateError(f"{where}.cell must be a {'Committee' if effect == 'formalize' else 'Hotspot'} tile")
+        if not replacement_options(game, owner):
+            raise StateError(f"{where}: the owner cannot pay the replacement (EXP-03-08-M05-05)")
+        if effect == "hotspot" and game.supply[owner] <= 0:
+            raise StateError(f"{where}: the owner has no Influence in supply to place (CORE-01-06-07)")
+        return Replacement(owner, effect, cell)
+
+
 class _Placeholder(_Card):
     """A card whose effect is not implemented yet (listed in ``Exp03.missing``, so no game plays it outside
     tests): its duration is recorded and changes nothing."""
@@ -340,7 +426,7 @@ MODIFIERS.update(
         "EXP-03-M09": TechnologyInitiative(),
         "EXP-03-M10": FuturePact(),
         "EXP-03-M11": SupplyChainDisruption(),
-        "EXP-03-M05": _Placeholder(),
+        "EXP-03-M05": Greenwashing(),
         "EXP-03-M12": ExtremeWeatherEvent(),
         "EXP-03-M13": _Placeholder(),
         "EXP-03-M14": CountdownSurcharge(),
@@ -409,7 +495,7 @@ RESOLVERS.update(
         "EXP-03-M09": _m09,
         "EXP-03-M10": _until_owner_next_turn("EXP-03-M10"),
         "EXP-03-M11": _until_owner_next_turn("EXP-03-M11", "target"),
-        "EXP-03-M05": _until_owner_next_turn("EXP-03-M05"),  # placeholder (Exp03.missing)
+        "EXP-03-M05": _until_owner_next_turn("EXP-03-M05"),
         "EXP-03-M12": _until_owner_next_turn("EXP-03-M12"),
         "EXP-03-M13": _until_owner_next_turn("EXP-03-M13"),  # placeholder (Exp03.missing)
         "EXP-03-M14": _until_owner_next_turn("EXP-03-M14"),
