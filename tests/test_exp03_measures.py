@@ -447,3 +447,57 @@ def test_R50_greenwashing_and_protest_movement_a_hotspot_offers_no_replacement()
     game = _tdh_closing((M3["M05"], 0), (M3["M07"], 3), p2_resources={"INF": 1})
     assert game.phase_name == "political" and game.current_player == 1
     assert game.influence_on(C(8, 7)) == [0, 0, 2, 0] and res(game, 2)["INF"] == 1
+
+
+# ---------------------------------------------------------------------------- M13 Intergenerational Pact
+
+
+def _pact(p0=None, p2=None, *extra):
+    sc = _directed(**(p0 or {}))  # M01 of P1 on 8,7: +1 CLM or DOM for actions there
+    sc.effect(M3["M13"], 0, "consumed", player=0)
+    sc.resources(2, **(p2 or {}))
+    for id_, owner in extra:
+        sc.effect(id_, owner, "owner_next_turn")
+    return sc
+
+
+def test_EXP_03_08_M13_the_pact_transfers_one_additional_component_to_the_chosen_player():
+    sc = _pact(p2={"DOM": 1})
+    game = sc.game()
+    assert "place 8,7" in legal_strings(game)  # R52: payable only with a transfer, so legal
+    act(game, "place 8,7")
+    assert game.phase_name == "transfer" and legal_strings(game) == ["target-player P2"]  # no decline: P0 can't pay
+    again = type(game).from_dict(game.to_dict())
+    assert again.to_dict() == game.to_dict()
+    act(game, "target-player P2")  # -M13-06/07: P2 pays its DOM, no refusal
+    assert game.influence_on(C(8, 7))[0] == 1 and res(game, 2)["DOM"] == 0
+    assert M3["M13"] not in ids(game)  # -M13-05: consumed by the transfer
+    assert [e["rule"] for e in events(game, "effect-consumed")] == ["EXP-03-08-M13-05"]
+
+
+def test_R52_the_receiver_picks_the_resort_and_the_owner_may_decline():
+    sc = _pact(p0={"CLM": 1}, p2={"DOM": 1, "CLM": 1})
+    game = sc.game()
+    act(game, "place 8,7")
+    assert legal_strings(game) == ["target-player P2", "decline"]
+    act(game, "target-player P2")
+    assert game.current_player == 2 and legal_strings(game) == ["pay DOM", "pay CLM"]  # R23
+    assert type(game).from_dict(game.to_dict()).to_dict() == game.to_dict()
+    act(game, "pay CLM")
+    assert res(game, 2) == {"DOM": 1, "FOR": 0, "INF": 0, "ECO": 0, "CLM": 0} and res(game, 0)["CLM"] == 1
+    game = sc.game()
+    act(game, "place 8,7", "decline")  # P0 pays its own CLM; the Pact stays
+    assert res(game, 0)["CLM"] == 0 and M3["M13"] in ids(game)
+
+
+def test_R52_no_transfer_to_a_player_under_future_pact_nor_of_a_base_cost():
+    sc = _pact(None, {"DOM": 1}, (M3["M10"], 2))
+    assert "place 8,7" not in legal_strings(sc.game())  # P2 is under Future Pact: no transfer, unpayable
+    sc = Scenario3()
+    sc.put("8,7", "Committee")
+    for p in range(4):
+        sc.data["players"][p]["deployed"] = sc.data["players"][p]["starting"]
+    sc.resources(0, DOM=1)
+    sc.resources(2, FOR=1)
+    sc.effect(M3["M13"], 0, "consumed", player=0)
+    assert "formalize 8,7" not in legal_strings(sc.game())  # the Committee's own cost is no additional cost

@@ -561,6 +561,11 @@ class Game:
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
             options = effects.payment_options_for(self, effect)
+            if not options:  # payable only with another player's help (e.g. EXP-03-08-M13, RULINGS R52)
+                for ex in self.expansions:
+                    options = ex.assisted_payments(self, effect)
+                    if options:
+                        break
         if effect.kind == "convert":
             options = [pay for pay in options if self._gain_options(effect, pay)]
         return options
@@ -893,8 +898,13 @@ class Game:
         """Resolve a Political Action through the pipeline: one record (decisions.Resolution) carries its
         payment options and choices until it is executed at once."""
         res = Resolution(p, kind, cell, src, card, target)
-        res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
         self.stack.append(res)
+        if self.active_effects or self.modifier_sources:
+            effect = self._effect_of(res)
+            for ex in self.expansions:  # a decision before the payment (e.g. EXP-03-08-M13, RULINGS R52)
+                if ex.before_payment(self, res, effect):
+                    return
+        res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
         self._advance_payment(res)
 
     def _effect_of(self, res: Resolution) -> Effect:

@@ -111,6 +111,8 @@ def _pending_to_json(g: Game, top: Frame | None) -> dict[str, Any] | None:
         elif top.supplements is not None:  # Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30)
             pending["gain"] = resorts[top.gain]
             pending["exchange"] = resorts[top.exchange]
+        if top.transfer is not None:  # a cost component another player paid (EXP-03-08-M13, RULINGS R52)
+            pending["transfer"] = list(top.transfer)
         return pending
     # an expansion's pipeline: Place / Move with a cost, TakeMeasure, PlayMeasure
     pending = {"kind": kind}
@@ -122,6 +124,8 @@ def _pending_to_json(g: Game, top: Frame | None) -> dict[str, Any] | None:
     if kind == "play":
         pending["target"] = top.target if top.target >= 0 else None
     pending["paid"] = [resorts[r] for r in top.paid]
+    if top.transfer is not None:  # a cost component another player paid (EXP-03-08-M13, RULINGS R52)
+        pending["transfer"] = list(top.transfer)
     return pending
 
 
@@ -484,7 +488,8 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
             allowed.add("gain")
         if kind in ("formalize", "convert") and phase == "pay" and "exchange" in pend:
             allowed |= {"gain", "exchange"}
-    _keys(pend, "state.pending", frozenset(allowed))
+    # "transfer": a cost component another player paid (EXP-03-08-M13, RULINGS R52)
+    _keys(pend, "state.pending", frozenset(allowed), frozenset(("transfer",)) if phase == "pay" else frozenset())
     if phase == "move_to":
         if kind != "move":
             raise StateError(f"state.pending.kind must be 'move' in phase 'move_to', got {kind!r}")
@@ -565,6 +570,19 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
     res = Resolution(p, kind, cell, src, card, target)
     res.paid = paid
     res.options = options = g.payment_choices(g.effect_for(kind, cell, p, card, target))
+    if isinstance(pend, dict) and "transfer" in pend:  # e.g. EXP-03-08-M13 (RULINGS R52)
+        raw = pend["transfer"]
+        if not (isinstance(raw, list) and len(raw) == 3 and all(type(v) is int for v in raw)):
+            raise StateError("state.pending.transfer must be [player, resort, slot]")
+        res.transfer = (raw[0], raw[1], raw[2])
+        found = None
+        for ex in g.expansions:
+            found = ex.transfer_payments(g, res)
+            if found is not None:
+                break
+        if not found:
+            raise StateError("state.pending.transfer is not a transfer the pending effect allows")
+        res.options = options = found
     res.kind = phase
     g.stack = [res]
     supplement = phase == "pay" and kind == "convert" and isinstance(pend, dict) and "exchange" in pend

@@ -142,6 +142,22 @@ class Expansion:
         """Execute this expansion's parts of a ConvertResources, right after its gain (CORE-01-06-00-03: the
         whole effect at once)."""
 
+    def before_payment(self, game: Game, res: Resolution, effect: Effect) -> bool:
+        """A Political Action (or tile placement) is about to be paid: ask a decision before its payment options
+        are set (then True; the decision later sets ``res.options`` and calls ``game._advance_payment(res)``), e.g.
+        Intergenerational Pact's transfer (EXP-03-08-M13, RULINGS R52)."""
+        return False
+
+    def assisted_payments(self, game: Game, effect: Effect) -> list[tuple[int, ...]]:
+        """Payments of ``effect``'s actor that are possible only with another player's help (a transfer, RULINGS
+        R52); asked only when the actor cannot pay alone, so that such an action is legal."""
+        return []
+
+    def transfer_payments(self, game: Game, res: Resolution) -> list[tuple[int, ...]] | None:
+        """The actor's payment options of ``res`` after the transfer it records (``res.transfer``; a state being
+        loaded), or None when not this expansion's."""
+        return None
+
     def turn_end(self, game: Game) -> None:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
 

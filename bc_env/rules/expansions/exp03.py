@@ -26,7 +26,7 @@ from ..actions import RESORT, Block
 from ..components import HOTSPOT, TRANSFORMATIONSDRUCK, TileAdder
 from ..components import RESORT as RESORT_TILE
 from ..config import RulesConfig
-from ..decisions import Frame, register_frame
+from ..decisions import Frame, Resolution, register_frame
 from ..effects import (
     ANY,
     CONSUMED,
@@ -400,9 +400,13 @@ class Replacement(Frame):
         return Replacement(owner, effect, cell)
 
 
-class _Placeholder(_Card):
-    """A card whose effect is not implemented yet (listed in ``Exp03.missing``, so no game plays it outside
-    tests): its duration is recorded and changes nothing."""
+class IntergenerationalPact(_Card):
+    """M13: until consumed, its owner may transfer exactly 1 additional cost component of an effect they pay to
+    another player, who must pay it (EXP-03-08-M13-04..07, RULINGS R52). The decisions are ``Transfer`` frames
+    asked before the payment (``Exp03.before_payment``); the handler itself changes no cost."""
+
+    data_keys = frozenset(("player",))
+    kinds = POLITICAL_KINDS | {PLACE_TILE_KIND}
 
 
 class CountdownSurcharge(_ClimateSurcharge):
@@ -428,7 +432,7 @@ MODIFIERS.update(
         "EXP-03-M11": SupplyChainDisruption(),
         "EXP-03-M05": Greenwashing(),
         "EXP-03-M12": ExtremeWeatherEvent(),
-        "EXP-03-M13": _Placeholder(),
+        "EXP-03-M13": IntergenerationalPact(),
         "EXP-03-M14": CountdownSurcharge(),
         "EXP-03-M15": CountdownSurcharge(),
     }
@@ -483,6 +487,11 @@ def _m09(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEf
     return ActiveEffect("EXP-03-M09", player, CONSUMED, game.round, (("target", player),))
 
 
+def _m13(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    # EXP-03-08-M13-03: until consumed (by the first transfer, -M13-05; not by an action, so no "target" key).
+    return ActiveEffect("EXP-03-M13", player, CONSUMED, game.round, (("player", player),))
+
+
 RESOLVERS.update(
     {
         "EXP-03-M01": _until_owner_next_turn("EXP-03-M01", "cell"),
@@ -497,7 +506,7 @@ RESOLVERS.update(
         "EXP-03-M11": _until_owner_next_turn("EXP-03-M11", "target"),
         "EXP-03-M05": _until_owner_next_turn("EXP-03-M05"),
         "EXP-03-M12": _until_owner_next_turn("EXP-03-M12"),
-        "EXP-03-M13": _until_owner_next_turn("EXP-03-M13"),  # placeholder (Exp03.missing)
+        "EXP-03-M13": _m13,
         "EXP-03-M14": _until_owner_next_turn("EXP-03-M14"),
         "EXP-03-M15": _until_owner_next_turn("EXP-03-M15"),
     }
@@ -606,6 +615,163 @@ def countdown_cost(game: Game, player: int, cell: int) -> Cost | None:
     return effects.effect_cost(game, Effect(COUNTDOWN, player, cell))
 
 
+# ---------------------------------------------------------------------------- Intergenerational Pact (M13)
+
+
+def _pact_index(game: Game, player: int) -> int:
+    for i, a in enumerate(game.active_effects):
+        if a.id == "EXP-03-M13" and a.owner == player:
+            return i
+    return -1
+
+
+def _under_future_pact(game: Game, player: int) -> bool:
+    return any(a.id == "EXP-03-M10" and a.owner == player for a in game.active_effects)
+
+
+def _without(cost: Cost, i: int) -> Cost:
+    """``cost`` less one Resource of slot ``i``."""
+    count, rule, mask = cost[i]
+    rest = cost[:i] + cost[i + 1 :]
+    return rest + ((count - 1, rule, mask),) if count > 1 else rest
+
+
+def transfers(game: Game, effect: Effect) -> dict[int, dict[int, int]]:
+    """RULINGS R52: the transfers Intergenerational Pact offers its owner for ``effect``: receiving player ->
+    {resort they pay -> index of the component (slot) it pays}. Only additional components (slots after the base
+    cost); to other players who hold the resort, are not under Future Pact, and whose payment leaves the owner a
+    payment of the rest. The component a resort pays is the narrowest additional slot admitting it
+    (docs/rulings.md BC-63). ConvertResources is not offered transfers (BC-63)."""
+    p = effect.actor
+    if effect.kind == "convert" or _pact_index(game, p) < 0:
+        return {}
+    cost = effects.effect_cost(game, effect)
+    n = len(effect.base_cost)
+    if cost is None or len(cost) <= n:
+        return {}
+    nr = game.num_resorts
+    supply = game.resources_of(p)
+    out: dict[int, dict[int, int]] = {}
+    for q in range(game.num_players):
+        if q == p or _under_future_pact(game, q):
+            continue
+        for r in range(nr):
+            if game.res[q * nr + r] < 1:
+                continue
+            fits = [(bin(cost[i][2]).count("1"), i) for i in range(n, len(cost)) if cost[i][2] >> r & 1]
+            if not fits:
+                continue
+            i = min(fits)[1]
+            if effects.affordable(_without(cost, i), supply):
+                out.setdefault(q, {})[r] = i
+    return out
+
+
+@register_frame
+class Transfer(Frame):
+    """Intergenerational Pact's decisions before a payment (EXP-03-08-M13-04..07, RULINGS R52, R23): the owner
+    names the player who pays one additional component (``target-player``) or declines (``decline``, only when
+    they can pay alone); then that player picks the resort (``pay``) when more than one would do. The effect
+    being paid travels with the frame (kind, ContextTile, Move source, card, target)."""
+
+    __slots__ = ("actor", "effect", "tile", "src", "card", "target", "payer")
+    kind = "transfer"
+    name = "pact-transfer"
+
+    def __init__(self, actor: int, effect: str, tile: int, src: int, card: int, target: int, payer: int = -1) -> None:
+        self.actor = actor
+        self.effect = effect
+        self.tile = tile
+        self.src = src
+        self.card = card
+        self.target = target
+        self.payer = payer  # -1: the owner names the player; else that player picks the resort
+        self.owner = actor if payer < 0 else payer
+
+    def _effect(self, game: Game) -> Effect:
+        return game.effect_for(self.effect, self.tile, self.actor, self.card, self.target)
+
+    def legal(self, game: Game) -> list[int]:
+        lay = game.layout
+        options = transfers(game, self._effect(game))
+        if self.payer >= 0:
+            return [lay.pay + r for r in sorted(options.get(self.payer, {}))]
+        out = [lay.target_player + q for q in sorted(options)]
+        if effects.payment_options_for(game, self._effect(game)):
+            out.append(lay.decline)  # "may" (-M13-04)
+        return out
+
+    def choose(self, game: Game, action: int) -> None:
+        lay = game.layout
+        game.stack.pop()
+        effect = self._effect(game)
+        res = Resolution(self.actor, self.effect, self.tile, self.src, self.card, self.target)
+        if action == lay.decline:
+            game.stack.append(res)
+            res.options = game.payment_choices(effect)
+            game._advance_payment(res)
+            return
+        options = transfers(game, effect)
+        if self.payer < 0:
+            q = action - lay.target_player
+            if len(options[q]) > 1:  # RULINGS R23: the chosen player picks the resort
+                game.stack.append(Transfer(self.actor, self.effect, self.tile, self.src, self.card, self.target, q))
+                return
+            r = next(iter(options[q]))
+        else:
+            q, r = self.payer, action - lay.pay
+        i = options[q][r]
+        cost = effects.effect_cost(game, effect)
+        assert cost is not None
+        # -M13-06/07: the chosen player pays the component from their supply, no refusal; -M13-05: consumed.
+        game._pay(q, [r], "EXP-03-08-M13-06")
+        pact = game.active_effects.pop(_pact_index(game, self.actor))
+        game.log("effect-consumed", "EXP-03-08-M13-05", id=pact.id, owner=pact.owner, target=q)
+        res.transfer = (q, r, i)
+        res.options = effects.affordable(_without(cost, i), game.resources_of(self.actor))
+        game.stack.append(res)
+        game._advance_payment(res)
+
+    def describe(self, game: Game) -> dict[str, Any]:
+        return {"kind": self.kind, "owner": self.owner, "effect": self.effect, "tile": self.tile, "payer": self.payer}
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        return {
+            "frame": self.name, "actor": self.actor, "effect": self.effect,
+            "tile": game.topo.label(self.tile) if self.tile >= 0 else None,
+            "from": game.topo.label(self.src) if self.src >= 0 else None,
+            "card": game.measures[self.card].key if self.card >= 0 else None,
+            "target": self.target if self.target >= 0 else None, "payer": self.payer if self.payer >= 0 else None,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any], where: str) -> Frame:
+        def cell(key: str) -> int:
+            text = data.get(key)
+            if text is None:
+                return -1
+            try:
+                return game.topo.parse(text) if isinstance(text, str) else -2
+            except ValueError:
+                return -2
+
+        actor, payer, target = data.get("actor"), data.get("payer"), data.get("target")
+        card = next((k for k, m in enumerate(game.measures) if m.key == data.get("card")), -1)
+        tile, src = cell("tile"), cell("from")
+        ok = type(actor) is int and 0 <= actor < game.num_players and data.get("effect") in (
+            *POLITICAL_KINDS, PLACE_TILE_KIND) and tile >= -1 and src >= -1  # fmt: skip
+        ok = ok and (payer is None or (type(payer) is int and 0 <= payer < game.num_players and payer != actor))
+        ok = ok and (target is None or type(target) is int) and (card >= 0) == (data.get("card") is not None)
+        if not ok:
+            raise StateError(f"{where} is not an Intergenerational Pact transfer (EXP-03-08-M13)")
+        frame = Transfer(actor, data["effect"], tile, src, card, -1 if target is None else target,
+                         -1 if payer is None else payer)  # fmt: skip
+        options = transfers(game, frame._effect(game))
+        if not options or (frame.payer >= 0 and len(options.get(frame.payer, {})) < 2):
+            raise StateError(f"{where}: no transfer is possible here (EXP-03-08-M13, RULINGS R52)")
+        return frame
+
+
 # ---------------------------------------------------------------------------- the expansion (base.Expansion)
 
 
@@ -627,6 +793,37 @@ class Exp03(Expansion):
                 add(RESORT_TILE, f"CLM-W{value}", resort=clm, value=value)
         # EXP-03-02-B-01..04, EXP-03-03-04: the Hotspot Transformationsdruck (core majority rules, no Resources).
         add(HOTSPOT, "Transformationsdruck", special=TRANSFORMATIONSDRUCK)
+
+    def before_payment(self, game: Game, res: Resolution, effect: Effect) -> bool:
+        # EXP-03-08-M13-04, RULINGS R52: the owner of an Intergenerational Pact may transfer a component first.
+        if not game.active_effects or not transfers(game, effect):
+            return False
+        game.stack.pop()  # the Transfer frame carries the effect until the payment starts
+        game.stack.append(Transfer(res.owner, res.effect, res.tile, res.src, res.card, res.target))
+        return True
+
+    def assisted_payments(self, game: Game, effect: Effect) -> list[tuple[int, ...]]:
+        # RULINGS R52: a payment possible only with a transfer makes the action legal.
+        options = transfers(game, effect)
+        if not options:
+            return []
+        cost = effects.effect_cost(game, effect)
+        assert cost is not None
+        found = {pay for by_resort in options.values() for i in by_resort.values()
+                 for pay in effects.affordable(_without(cost, i), game.resources_of(effect.actor))}  # fmt: skip
+        return sorted(found)
+
+    def transfer_payments(self, game: Game, res: Resolution) -> list[tuple[int, ...]] | None:
+        if res.transfer is None:
+            return None
+        q, r, i = res.transfer
+        effect = game._effect_of(res)
+        cost = effects.effect_cost(game, effect)
+        if cost is None or not 0 <= i < len(cost) or i < len(effect.base_cost) or not cost[i][2] >> r & 1:
+            return []
+        if not 0 <= q < game.num_players or q == res.owner:
+            return []
+        return effects.affordable(_without(cost, i), game.resources_of(res.owner))
 
     def new_state(self, game: Game) -> CountdownState:
         # EXP-03-02-C-02, RULINGS R58: every marker starts in the CountdownSupply.
