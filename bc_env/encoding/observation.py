@@ -43,6 +43,8 @@ from bc_env.rules.expansions.measure_system import Target, zones
 from bc_env.rules.expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
 from bc_env.rules.topology import get_topology
 
+from .views import EXPANSION_VIEWS, ExpansionView
+
 #: The version of the core encoding (the layout every configuration starts with). Each expansion's views have
 #: their own version (EXPANSION_VERSIONS), so adding or changing an expansion's views never changes the version
 #: of a core configuration and the core bots keep loading (:func:`encoder_version`).
@@ -50,14 +52,24 @@ ENCODER_VERSION = 2
 EXPANSION_VERSIONS = {"EXP-01": 1}
 
 
+def _expansion_names(config: RulesConfig) -> list[str]:
+    return [name for name, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
+
+
+def _version_of(name: str) -> int:
+    view = EXPANSION_VIEWS.get(name)
+    return view.version if view is not None else EXPANSION_VERSIONS.get(name, 0)
+
+
 def encoder_version(config: RulesConfig | str) -> int | str:
     """The encoder version of ``config``'s layout: :data:`ENCODER_VERSION` for the core game, else the core
-    version and each active expansion's, e.g. ``"2+EXP-01.1"``. A trained bot's manifest records it."""
+    version and each active expansion's (its ``ExpansionView.version``, views.py), e.g. ``"2+EXP-01.1"``. A
+    trained bot's manifest records it."""
     config = RulesConfig.resolve(config)
-    names = [name for name, on in (("EXP-01", config.exp01), ("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on]
+    names = _expansion_names(config)
     if not names:
         return ENCODER_VERSION
-    return "+".join([str(ENCODER_VERSION), *(f"{name}.{EXPANSION_VERSIONS.get(name, 0)}" for name in names)])
+    return "+".join([str(ENCODER_VERSION), *(f"{name}.{_version_of(name)}" for name in names)])
 
 
 #: Board tile channels: empty table cell, cell off the table (hex), then the engine's tile kinds
@@ -135,8 +147,17 @@ class Encoder:
         self.tile_target_ids: tuple[str, ...] = tuple(
             m.key for m in measures if m.target != NO_TARGET and m.target not in PLAYER_TARGETS
         )
-        self.phase_names: tuple[str, ...] = PHASE_NAMES if ex else CORE_PHASES
-        self.effect_kinds: tuple[str, ...] = _EFFECT_KINDS_EXP if ex else _EFFECT_KINDS
+        #: The active expansions' own views (views.py), in canonical order.
+        self.expansion_views: tuple[ExpansionView, ...] = tuple(
+            EXPANSION_VIEWS[name] for name in _expansion_names(config) if name in EXPANSION_VIEWS
+        )
+        xv = self.expansion_views
+        self.phase_names: tuple[str, ...] = (PHASE_NAMES if ex else CORE_PHASES) + tuple(
+            k for view in xv for k in view.phases
+        )
+        self.effect_kinds: tuple[str, ...] = (_EFFECT_KINDS_EXP if ex else _EFFECT_KINDS) + tuple(
+            k for view in xv for k in view.effect_kinds
+        )
         self._effect_index = {k: i for i, k in enumerate(self.effect_kinds)}
         self._phase_index = {k: i for i, k in enumerate(self.phase_names)}
 
@@ -178,6 +199,8 @@ class Encoder:
         ]
         if ex:  # expansion planes follow the core ones (the core channels keep their rows)
             channels += [("tile_special", len(self.specials)), ("measure_target", len(self.tile_target_ids))]
+        view_planes = [entry for view in xv for entry in view.planes(self)]
+        channels += view_planes
         spec_map: dict[str, tuple[int, tuple[int, ...]]] = {}
         row = 0
         rows: dict[str, int] = {}
@@ -197,7 +220,9 @@ class Encoder:
             + [f"control/{k}" for k in range(P)]
             + [f"reserved_planes/{k}" for k in range(RESERVED_PLANES)]
             + ([f"tile_special/{x}" for x in self.specials] + [f"measure_target/{x}" for x in self.tile_target_ids])
+            + [f"{name}/{k}" for name, count in view_planes for k in range(count)]
         )
+        self._plane_offsets = {name: rows[name] * N for name, _ in view_planes}
 
         # ---------------------------------------------------------------- non-board vector
         # (name, shape, player axis: "" none / "p" the first axis / "q" the last axis)
@@ -258,6 +283,8 @@ class Encoder:
                 ("effect_used", (E,), ""),
             ]
             vector += exp_vector
+        view_vector = [entry for view in xv for entry in view.vector(self)]
+        vector += view_vector
         off = 0
         voff: dict[str, int] = {}
         for name, shape, _axis in vector:
@@ -335,6 +362,9 @@ class Encoder:
             self._player_target = {m.key: m.target in PLAYER_TARGETS for m in measures}
             self._special_index = {x: i for i, x in enumerate(self.specials)}
             self._timing_index = {t: i for i, t in enumerate(EFFECT_TIMINGS)}
+        for view in xv:
+            for name, value in view.scales(self).items():
+                set_scale(name, value)
         self._scale = scale
         self._zero_list = [0.0] * NB
         self._finite_bank = config.bank_stock is not None
@@ -410,6 +440,8 @@ class Encoder:
                     cell = a.get("cell", -1)
                     if cell is not None and cell >= 0:
                         out[base + row * N + cell] = 1.0
+        for view in self.expansion_views:
+            view.encode_planes(self, game, out)
         return out
 
     def encode_into(self, game: Game, observer: int, out: np.ndarray) -> None:
@@ -420,6 +452,14 @@ class Encoder:
         """``{"planes": (C, H, W), "vector": (K,)}`` views of one fresh observation."""
         planes, vector = self.split(self.encode(game, observer))
         return {"planes": planes, "vector": vector}
+
+    def plane_offset(self, name: str) -> int:
+        """Where an expansion view's board plane ``name`` starts in the flat observation (views.py)."""
+        return self._plane_offsets[name]
+
+    def vector_offset(self, name: str) -> int:
+        """Where the non-board entry ``name`` starts in the raw vector an expansion view writes (views.py)."""
+        return self._voff[name]
 
     def split(self, vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The board planes ``(C, H, W)`` and the non-board vector of a flat observation (views)."""
@@ -495,6 +535,8 @@ class Encoder:
             v[o_effect_kind + self._effect_index["play"]] = 1.0
         if self.expansion:
             self._vector_exp(g, v)
+            for view in self.expansion_views:
+                view.encode_vector(self, g, v)
         arr = np.array(v, dtype=np.float32)[self._vec_perm[observer]]
         arr *= self._scale
         return arr
