@@ -156,7 +156,7 @@ def test_EXP_03_02_C_countdown_state_json_clone_and_conservation():
     assert state.check(game) and "R58" in state.check(game)[0]
 
 
-def test_R37_countdown_placement_runs_through_the_pipeline_and_climate_surcharges_apply():
+def test_bc60_R37_countdown_placement_runs_through_the_pipeline_and_climate_surcharges_apply():
     sc = Scenario3()
     sc.put("8,7", "Transformationsdruck")
     game = sc.game()
@@ -168,6 +168,8 @@ def test_R37_countdown_placement_runs_through_the_pipeline_and_climate_surcharge
     sc.effect("EXP-03-M10", 0, "owner_next_turn")  # Future Pact waives them for its owner (R55)
     game = sc.game()
     assert countdown_cost(game, 0, C(8, 7)) == () and len(countdown_cost(game, 1, C(8, 7))) == 2
+    sc.effect("EXP-03-M08", 3, "owner_next_turn")  # Adaptation Strategy waives them for everybody (R34, R55)
+    assert countdown_cost(sc.game(), 1, C(8, 7)) == ()
 
 
 def test_random_games_run_and_round_trip_through_json():

@@ -384,7 +384,7 @@ def _formalize(**p0):
     return sc
 
 
-def test_EXP_03_08_M05_greenwashing_the_formalizer_may_pay_clm_or_inf_to_generate_influence():
+def test_bc61_EXP_03_08_M05_greenwashing_the_formalizer_may_pay_clm_or_inf_to_generate_influence():
     game = _formalize(DOM=1, FOR=1, CLM=1, INF=1).game()
     supply = game.supply[0]
     act(game, "formalize 8,7")
@@ -434,7 +434,7 @@ def _tdh_closing(*effects_, p2_resources=None):
     return game
 
 
-def test_R50_greenwashing_the_hotspots_majority_player_decides_during_the_resolution():
+def test_bc61_R50_greenwashing_the_hotspots_majority_player_decides_during_the_resolution():
     game = _tdh_closing((M3["M05"], 0), p2_resources={"INF": 1})
     assert game.phase_name == "replacement" and game.current_player == 2  # R23: not the active player
     assert legal_strings(game) == ["pay INF", "decline"]
@@ -443,7 +443,7 @@ def test_R50_greenwashing_the_hotspots_majority_player_decides_during_the_resolu
     assert game.phase_name == "political"
 
 
-def test_R50_greenwashing_and_protest_movement_a_hotspot_offers_no_replacement():
+def test_bc62_R50_greenwashing_and_protest_movement_a_hotspot_offers_no_replacement():
     game = _tdh_closing((M3["M05"], 0), (M3["M07"], 3), p2_resources={"INF": 1})
     assert game.phase_name == "political" and game.current_player == 1
     assert game.influence_on(C(8, 7)) == [0, 0, 2, 0] and res(game, 2)["INF"] == 1
@@ -475,7 +475,7 @@ def test_EXP_03_08_M13_the_pact_transfers_one_additional_component_to_the_chosen
     assert [e["rule"] for e in events(game, "effect-consumed")] == ["EXP-03-08-M13-05"]
 
 
-def test_R52_the_receiver_picks_the_resort_and_the_owner_may_decline():
+def test_bc63_R52_the_receiver_picks_the_resort_and_the_owner_may_decline():
     sc = _pact(p0={"CLM": 1}, p2={"DOM": 1, "CLM": 1})
     game = sc.game()
     act(game, "place 8,7")
