@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from exp01_support import act
-from exp03_support import E13, M3, C, Scenario3, incomplete_ok  # noqa: F401
+from exp03_support import E3, E13, M3, C, Scenario3, incomplete_ok  # noqa: F401
 from test_exp03_measures import _pact, _tdh_closing
 
 from bc_env.encoding.observation import Encoder, encoder_version
@@ -55,3 +55,26 @@ def test_pending_exp03_decisions_are_encoded():
         expected[(2 - observer) % 4] = 1.0  # seat-relative
         assert np.array_equal(v["exp03_transfer_payer"], expected)
         assert v["phase"][enc.phase_names.index("transfer")] == 1.0
+
+
+def test_text_rendering_shows_the_countdown_and_the_exp03_effects_in_force():
+    sc = Scenario3()
+    sc.put("8,7", "FOR-W2")
+    sc.effect(M3["M01"], 1, "owner_next_turn", cell=C(8, 7))
+    sc.effect(M3["M02"], 2, "end_of_next_round", resort=1, round=1)
+    text = sc.game().render()
+    assert "countdown: supply 10, none attached" in text
+    assert "Transformation Directive (P1) on 8,7" in text and "Carbon Levy (P2) on FOR" in text
+
+
+def test_rgb_and_svg_colour_clm_tiles_as_clm_without_exp01():
+    from bc_env.env.render import RESORT_COLOURS, render_rgb, resort_colour
+    from bc_env.env.svg import render_svg
+
+    sc = Scenario3(E3)
+    sc.put("8,7", "CLM-W2")
+    sc.put("9,7", "Transformationsdruck")
+    game = sc.game()
+    clm = next(t for t in game.catalogue if t.name == "CLM-W2")
+    assert clm.resort == 3 and resort_colour(clm) == RESORT_COLOURS[5]  # CLM's colour, not ECO's
+    assert render_rgb(game).shape[2] == 3 and "<svg" in render_svg(game)

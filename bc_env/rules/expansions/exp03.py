@@ -825,6 +825,23 @@ class Exp03(Expansion):
             return []
         return effects.affordable(_without(cost, i), game.resources_of(res.owner))
 
+    def render_lines(self, game: Game) -> list[str]:
+        st = game.ext["EXP-03"]
+        assert isinstance(st, CountdownState)
+        on = ", ".join(f"{game.topo.label(c)}: {n}" for c, n in sorted(st.attached.items())) or "none attached"
+        lines = [f"countdown: supply {st.supply}, {on}"]  # EXP-03-02-C-02
+        for a in game.active_effects:
+            if a.id.startswith(DECK):
+                where = ""
+                if a.get("cell") is not None:
+                    where = f" on {game.topo.label(a.get('cell'))}"
+                elif a.get("resort") is not None:
+                    where = f" on {game.config.resorts[a.get('resort')]}"
+                elif a.get("target") is not None and a.id != "EXP-03-M09":
+                    where = f" on P{a.get('target')}"
+                lines.append(f"  in force: {TEXT_BY_KEY[a.id].name} (P{a.owner}){where}, {a.until}")
+        return lines
+
     def new_state(self, game: Game) -> CountdownState:
         # EXP-03-02-C-02, RULINGS R58: every marker starts in the CountdownSupply.
         return CountdownState(game.config.countdown_supply)
