@@ -185,3 +185,16 @@ def test_random_games_run_and_round_trip_through_json():
                 assert Game.from_dict(game.to_dict()).to_dict() == game.to_dict()
                 assert game.clone().to_dict() == game.to_dict()
         assert game.winners()
+
+
+def test_R36_option_keeps_the_eco_cards_as_dead_cards_without_exp01():
+    config = RulesConfig(players=4, exp03=True, exp03_dead_eco_cards=True)
+    assert "exp03_dead_eco_cards" not in RulesConfig(exp01=True).to_dict()
+    sc = Scenario3(config)
+    assert len(Game.new(config, 0).measures) == 15
+    sc.resources(0, DOM=3, FOR=3, INF=3, CLM=3)
+    sc.hand(0, "EXP-03-M06")
+    sc.open("EXP-03-M09", "EXP-03-M01", "EXP-03-M02")
+    game = sc.game()
+    legal = [game.action_to_string(a) for a in game.legal_actions()]
+    assert "take EXP-03-M09" in legal and "play EXP-03-M06" not in legal  # taken, never played

@@ -103,6 +103,9 @@ class RulesConfig:
     exp01_edition: str = "standalone"
     #: RULINGS R58: CountdownMarkers in the CountdownSupply at Setup (EXP-03-02-C-02); written only with EXP-03.
     countdown_supply: int = 10
+    #: RULINGS R36 option: without EXP-01 keep the four EXP-03 cards whose cost names ECO as dead cards (they can
+    #: be taken, never played) instead of removing them; written only with EXP-03.
+    exp03_dead_eco_cards: bool = False
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
 
@@ -133,6 +136,7 @@ class RulesConfig:
             _check_bool(flag, getattr(self, flag))
         _check_choice("exp01_edition", self.exp01_edition, EDITIONS)
         _check_int("countdown_supply", self.countdown_supply, 0, 99)
+        _check_bool("exp03_dead_eco_cards", self.exp03_dead_eco_cards)
         if not isinstance(self.name, str):
             raise ConfigError(f"name must be a string, got {self.name!r}")
 
@@ -168,8 +172,9 @@ class RulesConfig:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["grassroots_texts"] = [asdict(t) for t in self.grassroots_texts]
-        if not self.exp03:
-            del data["countdown_supply"]  # an EXP-03 option (RULINGS R58): core and EXP-01 states stay as they were
+        if not self.exp03:  # EXP-03 options (RULINGS R36, R58): core and EXP-01 states stay as they were
+            del data["countdown_supply"]
+            del data["exp03_dead_eco_cards"]
         return data
 
     @classmethod

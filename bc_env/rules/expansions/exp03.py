@@ -151,17 +151,20 @@ TEXT_BY_KEY = {c.key: c for c in CARDS}
 def build_deck(config: RulesConfig) -> tuple[MeasureSpec, ...]:
     """The EXP-03 Measures of ``config`` (EXP-03-03-02): costs in the configuration's resort indices; without
     EXP-01 the four cards whose cost names ECO are left out (RULINGS R36: 11 cards)."""
-    return _build_deck(config.resorts)
+    return _build_deck(config.resorts, config.exp03_dead_eco_cards)
 
 
 @lru_cache(maxsize=16)
-def _build_deck(resorts: tuple[str, ...]) -> tuple[MeasureSpec, ...]:
+def _build_deck(resorts: tuple[str, ...], dead_cards: bool = False) -> tuple[MeasureSpec, ...]:
     out = []
     for card in CARDS:
+        cost: Cost
         if any(r not in resorts for r in card.cost):
-            continue  # RULINGS R36: an ECO cost without EXP-01
-        idx = sorted(resorts.index(r) for r in card.cost)
-        cost: Cost = tuple((1, ANY, 1 << r) for r in idx)
+            if not dead_cards:
+                continue  # RULINGS R36: an ECO cost without EXP-01 removes the card
+            cost = ((1, ANY, 0),)  # R36 option: a dead card, its cost can never be paid
+        else:
+            cost = tuple((1, ANY, 1 << r) for r in sorted(resorts.index(r) for r in card.cost))
         out.append(MeasureSpec(card.key, DECK, card.name, cost, card.target, (card.rule, card.rule)))
     return tuple(out)
 
