@@ -501,3 +501,16 @@ def test_R52_no_transfer_to_a_player_under_future_pact_nor_of_a_base_cost():
     sc.resources(2, FOR=1)
     sc.effect(M3["M13"], 0, "consumed", player=0)
     assert "formalize 8,7" not in legal_strings(sc.game())  # the Committee's own cost is no additional cost
+
+
+def test_bc63_R52_the_pact_transfers_energy_crisis_dom_of_a_convert_resources():
+    sc = _convert_scenario(FOR=2)  # Energy Crisis of P2: +1 DOM on ConvertResources
+    sc.effect(M3["M13"], 0, "consumed", player=0)
+    sc.resources(3, DOM=1)
+    game = sc.game()
+    assert "convert 8,7" in legal_strings(game)  # payable only with the transfer
+    act(game, "convert 8,7", "target-player P3")
+    assert res(game, 3)["DOM"] == 0 and game.phase_name == "gain"
+    assert "gain FOR" not in legal_strings(game)  # the Grassroots part is FOR, FOR: a different resort
+    act(game, "gain INF")
+    assert res(game, 0) == {"DOM": 0, "FOR": 0, "INF": 1, "ECO": 0, "CLM": 0}

@@ -567,6 +567,13 @@ def affordable(cost: Cost, supply: list[int] | tuple[int, ...]) -> list[Payment]
     return list(got)
 
 
+def without_one(cost: Cost, i: int) -> Cost:
+    """``cost`` less one Resource of slot ``i`` (a component another player pays, e.g. RULINGS R52)."""
+    count, rule, mask = cost[i]
+    rest = cost[:i] + cost[i + 1 :]
+    return rest + ((count - 1, rule, mask),) if count > 1 else rest
+
+
 @lru_cache(maxsize=4096)
 def base_parts(pay: Payment, base: Cost, extra: Cost, n_resorts: int) -> tuple[Payment, ...]:
     """The payments of ``base`` that, taken out of ``pay``, leave a payment of ``extra`` (sorted)."""

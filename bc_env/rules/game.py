@@ -972,9 +972,14 @@ class Game:
         for cost, _ in variants:
             if cost[:n] != effect.base_cost:
                 continue
-            for base in effects.base_parts(pay, effect.base_cost, cost[n:], self.num_resorts):
-                if base not in found:
-                    found.append(base)
+            extras = [cost[n:]]
+            if len(pay) < sum(s[0] for s in cost):
+                # one extra component paid by another player (a transfer, e.g. EXP-03-08-M13, RULINGS R52)
+                extras += [effects.without_one(cost[n:], i) for i in range(len(cost) - n)]
+            for extra in extras:
+                for base in effects.base_parts(pay, effect.base_cost, extra, self.num_resorts):
+                    if base not in found:
+                        found.append(base)
         return tuple(found)
 
     def _payment_complete(self, res: Resolution) -> None:

@@ -632,11 +632,15 @@ def _under_future_pact(game: Game, player: int) -> bool:
     return any(a.id == "EXP-03-M10" and a.owner == player for a in game.active_effects)
 
 
-def _without(cost: Cost, i: int) -> Cost:
-    """``cost`` less one Resource of slot ``i``."""
-    count, rule, mask = cost[i]
-    rest = cost[:i] + cost[i + 1 :]
-    return rest + ((count - 1, rule, mask),) if count > 1 else rest
+_without = effects.without_one
+
+
+def _owner_payments(game: Game, effect: Effect, cost: Cost, i: int) -> list[tuple[int, ...]]:
+    """The actor's payments of ``cost`` less component ``i`` (a ConvertResources' only where a gain remains)."""
+    pays = effects.affordable(_without(cost, i), game.resources_of(effect.actor))
+    if effect.kind == "convert":
+        pays = [pay for pay in pays if game._gain_options(effect, pay)]
+    return pays
 
 
 def transfers(game: Game, effect: Effect) -> dict[int, dict[int, int]]:
@@ -644,16 +648,15 @@ def transfers(game: Game, effect: Effect) -> dict[int, dict[int, int]]:
     {resort they pay -> index of the component (slot) it pays}. Only additional components (slots after the base
     cost); to other players who hold the resort, are not under Future Pact, and whose payment leaves the owner a
     payment of the rest. The component a resort pays is the narrowest additional slot admitting it
-    (docs/rulings.md BC-63). ConvertResources is not offered transfers (BC-63)."""
+    (docs/rulings.md BC-63)."""
     p = effect.actor
-    if effect.kind == "convert" or _pact_index(game, p) < 0:
+    if _pact_index(game, p) < 0:
         return {}
     cost = effects.effect_cost(game, effect)
     n = len(effect.base_cost)
     if cost is None or len(cost) <= n:
         return {}
     nr = game.num_resorts
-    supply = game.resources_of(p)
     out: dict[int, dict[int, int]] = {}
     for q in range(game.num_players):
         if q == p or _under_future_pact(game, q):
@@ -665,7 +668,7 @@ def transfers(game: Game, effect: Effect) -> dict[int, dict[int, int]]:
             if not fits:
                 continue
             i = min(fits)[1]
-            if effects.affordable(_without(cost, i), supply):
+            if _owner_payments(game, effect, cost, i):
                 out.setdefault(q, {})[r] = i
     return out
 
@@ -731,7 +734,7 @@ class Transfer(Frame):
         pact = game.active_effects.pop(_pact_index(game, self.actor))
         game.log("effect-consumed", "EXP-03-08-M13-05", id=pact.id, owner=pact.owner, target=q)
         res.transfer = (q, r, i)
-        res.options = effects.affordable(_without(cost, i), game.resources_of(self.actor))
+        res.options = _owner_payments(game, effect, cost, i)
         game.stack.append(res)
         game._advance_payment(res)
 
@@ -813,7 +816,7 @@ class Exp03(Expansion):
         cost = effects.effect_cost(game, effect)
         assert cost is not None
         found = {pay for by_resort in options.values() for i in by_resort.values()
-                 for pay in effects.affordable(_without(cost, i), game.resources_of(effect.actor))}  # fmt: skip
+                 for pay in _owner_payments(game, effect, cost, i)}  # fmt: skip
         return sorted(found)
 
     def transfer_payments(self, game: Game, res: Resolution) -> list[tuple[int, ...]] | None:
@@ -826,7 +829,7 @@ class Exp03(Expansion):
             return []
         if not 0 <= q < game.num_players or q == res.owner:
             return []
-        return effects.affordable(_without(cost, i), game.resources_of(res.owner))
+        return _owner_payments(game, effect, cost, i)
 
     def render_lines(self, game: Game) -> list[str]:
         st = game.ext["EXP-03"]
