@@ -75,3 +75,30 @@ def test_bc64_future_investment_with_a_finite_bank_gives_what_the_bank_has():
     act(game, "play EXP-03-M03")  # a finite Bank gives what it has (BC-03)
     assert res(game, 0)["FOR"] == 0 and events(game, "future-investment")[-1]["amount"] == 0
     assert res(game, 0)["CLM"] == 0  # the card's cost is paid: a complete resolution with output 0 (R29, R60)
+
+
+def _labor_market(*effects_, p2=None):
+    sc = Scenario3(RulesConfig(players=4, exp01=True, exp01_edition="v1.3", exp03=True))
+    sc.put("8,7", "Labor Market", influence=[0, 0, 2, 0])
+    sc.put("8,6", "Committee")
+    sc.put("8,8", "Committee")
+    sc.resources(2, **(p2 or {}))
+    sc.draws("Committee")
+    for id_, owner in effects_:
+        sc.effect(id_, owner, "owner_next_turn")
+    game = sc.game()
+    act(game, "place 8,6")
+    before = game.supply[2]
+    act(game, "place-tile 9,7")  # P1 closes the v1.3 Labor Market; P2 leads it
+    return game, before
+
+
+def test_R50_R51_v13_labor_market_influence_is_suppressed_and_replaceable():
+    game, before = _labor_market()
+    assert game.supply[2] == before + 1  # control: EXP-01-02-C-04 (v1.3)
+    game, before = _labor_market((M3["M07"], 0))
+    assert game.supply[2] == before and events(game, "influence-suppressed")[-1]["rule"] == "EXP-03-08-M07-04"
+    game, before = _labor_market((M3["M05"], 0), p2={"CLM": 1})
+    assert game.phase_name == "replacement" and game.current_player == 2
+    act(game, "pay CLM")
+    assert game.supply[2] == before + 1 and game.influence_on(C(8, 7)) == [0, 0, 2, 0]  # into the supply

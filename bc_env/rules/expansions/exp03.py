@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import effects
 from ..actions import RESORT, Block
-from ..components import HOTSPOT, TRANSFORMATIONSDRUCK, TileAdder
+from ..components import HOTSPOT, LABOR_MARKET, TRANSFORMATIONSDRUCK, TileAdder
 from ..components import RESORT as RESORT_TILE
 from ..config import RulesConfig
 from ..decisions import Frame, Resolution, register_frame
@@ -42,6 +42,7 @@ from ..effects import (
 )
 from ..errors import StateError
 from .base import Expansion, ExpansionState
+from .exp01 import labor_market_gain
 from .measures import (
     DECKS,
     NO_TARGET,
@@ -371,6 +372,8 @@ class Replacement(Frame):
         game._pay(p, [action - lay.pay], "EXP-03-08-M05-05")
         if self.effect == "formalize":
             game._formalize_influence(p, self.cell)
+        elif game.catalogue[game.tile_at[self.cell]].special == LABOR_MARKET:  # only v1.3's calls _suppressed
+            labor_market_gain(game, self.cell, p)  # v1.3 Labor Market: 1 new Influence into the supply (R50)
         else:
             game._hotspot_influence(self.cell, p)
 
@@ -398,7 +401,8 @@ class Replacement(Frame):
             raise StateError(f"{where}.cell must be a {'Committee' if effect == 'formalize' else 'Hotspot'} tile")
         if not replacement_options(game, owner):
             raise StateError(f"{where}: the owner cannot pay the replacement (EXP-03-08-M05-05)")
-        if effect == "hotspot" and game.supply[owner] <= 0:
+        special = game.catalogue[game.tile_at[cell]].special == LABOR_MARKET and LABOR_MARKET in game.hotspot_resolvers
+        if effect == "hotspot" and not special and game.supply[owner] <= 0:
             raise StateError(f"{where}: the owner has no Influence in supply to place (CORE-01-06-07)")
         return Replacement(owner, effect, cell)
 
