@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from bc_env.rules import Game, IllegalActionError, RulesConfig, StateError, effects
+from bc_env.rules.decisions import PHASE_NAMES
 from bc_env.rules.expansions import exp01
-from bc_env.rules.game import PHASE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

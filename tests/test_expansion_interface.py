@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from exp01_support import Scenario, act, events, legal_strings
-from toy_expansion import toy_game
+from toy_expansion import ToyChoice, toy_game
 
 from bc_env.rules import Game, RulesConfig, StateError
 from bc_env.rules.components import RESORT
@@ -245,3 +245,40 @@ def test_a_tile_whose_placement_cannot_be_paid_is_unplaceable(monkeypatch):
         game = sc.game()
         _next_turn(game)
         assert events(game, "draw-pile-exhausted") and game.is_terminal()
+
+
+def test_turn_and_settlement_hooks_run_at_their_moments_and_a_settlement_pauses_for_a_decision(monkeypatch):
+    """EXP-02-08-M08 / -M12 (De-escalation, Loss of Control during Round Settlement, RULINGS R44): an expansion acts
+    when a turn begins and at each stage of the Round Settlement; a decision asked at its start (here by the
+    player after the active one) pauses the settlement, which resumes with Resort Production afterwards."""
+    with toy_game(monkeypatch) as toy:
+        monkeypatch.setattr(toy, "turn_start", lambda game: game.log("toy-turn", "TOY-06", player=game.active))
+        monkeypatch.setattr(toy, "settlement_end", lambda game: game.log("toy-settled", "TOY-06"))
+
+        def ask(game):
+            game.stack.append(ToyChoice((game.active + 1) % game.num_players))
+
+        monkeypatch.setattr(toy, "settlement_start", ask)
+        game = Game.new("exp01-2p", 5)
+        while game.phase_name != "toy-choice":
+            game.apply(game.legal_actions()[0])
+        types = [e["type"] for e in game.events]
+        draws = [i for i, t in enumerate(types) if t == "draw"]
+        assert all(types[i - 1] in ("toy-turn", "discard") for i in draws)  # before Phase 1's draw
+        assert types.count("toy-turn") == game.turn
+        assert types[-1] == "settlement" and "produce" not in types  # paused before Resort Production
+        owner = game.current_player
+        assert owner == (game.active + 1) % 2
+        data = game.to_dict()
+        assert [f["frame"] for f in data["stack"]] == ["after-settlement", "settlement", "toy-choice"]
+        loaded = Game.from_dict(data)
+        for g in (game, loaded):
+            act(g, "target-player P1")
+            types = [e["type"] for e in g.events]
+            last = len(types) - 1 - types[::-1].index("settlement")
+            after = types[last:]
+            assert after[:2] == ["settlement", "toy-gain"] and "toy-settled" in after
+            produced = [i for i, t in enumerate(after) if t == "produce"]
+            assert not produced or max(produced) < after.index("toy-settled")
+            assert g.round == 2 and g.phase_name == "place_tile"
+        assert loaded.to_dict() == game.to_dict()

@@ -133,3 +133,14 @@ def test_every_preset_state_round_trips_unchanged():
     for preset in preset_names():
         data = _state(preset, steps=25)
         assert Game.from_dict(copy.deepcopy(data)).to_dict() == data
+
+
+def test_all_turns_of_a_round_taken_only_during_its_settlement():
+    """CORE-01-07-01/02: turns_in_round equals the player count only while the Round Settlement runs (a paused
+    settlement is part of the state); anywhere else it is refused."""
+    data = Game.new("core-2p", 3).to_dict()
+    data["turns_in_round"] = 2
+    data["turn"] = (data["round"] - 1) * 2 + 2
+    data["active"] = (data["start_player"] + 1) % 2
+    with pytest.raises(StateError, match="exists only during the Round Settlement"):
+        Game.from_dict(data)

@@ -10,8 +10,9 @@ Public API::
 
 from .actions import ActionLayout
 from .config import GrassrootsText, RulesConfig, preset_names
+from .decisions import PHASE_NAMES
 from .errors import BalanceControlError, ConfigError, IllegalActionError, NotImplementedRuleError, StateError
-from .game import PHASE_NAMES, Game
+from .game import Game
 from .replay import load_replay, record, replay, save_replay
 
 __all__ = [

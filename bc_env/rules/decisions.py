@@ -27,6 +27,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+#: The decision kinds of the JSON state's ``phase`` (schema v1): the core game's, then those of the Measure
+#: system and EXP-01 (``target``, ``exchange``). A later expansion's decisions are written with the stack.
+PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "target", "exchange")
+
 if TYPE_CHECKING:
     from .game import Game
 

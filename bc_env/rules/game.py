@@ -7,16 +7,14 @@ Settlement, an effect being paid for) are frames below it and resume after it. T
 * ``place_tile``: where the drawn tile goes (CORE-01-04-04..08, RULINGS R3);
 * ``political``: the turn's one Political Action (CORE-01-04-09, RULINGS R7);
 * ``move_to``: the destination of a Move (CORE-01-04-12, RULINGS R10);
-* ``pay``: the next Resource of a payment, when the cost leaves a choice (RULINGS R18), or the additional
-  Resource of Supplemental Budget (EXP-01-06-M10-04, docs/rulings.md BC-30);
-* ``gain``: the resort a ConvertResources takes from the Bank (CORE-01-04-22, RULINGS R16);
-* ``target``: the target of a Measure (a tile or a player; EXP-01-06-M01-02 and the like);
-* ``exchange``: the optional Investment Program exchange after a ConvertResources (EXP-01-05-03/04).
+* ``pay``: the next Resource of a payment, when the cost leaves a choice (RULINGS R18);
+* ``gain``: the resort a ConvertResources takes from the Bank (CORE-01-04-22, RULINGS R16).
 
-With an expansion, every Political Action resolves through the effect pipeline of ``effects.py``
-(ContextTile, prohibitions, total cost with extra costs and substitutions, payment decisions,
-post-payment choices, atomic execution); in the core game Place and Move cost nothing and go straight
-to execution. The Measure lifecycle (EXP-01-06-02..19, RULINGS R20/R21) is generic per deck.
+Expansions add decisions of their own (frames of ``decisions.py`` or of their modules) through the hooks of
+``expansions/base.py``; this module names no expansion. With an expansion, every Political Action resolves
+through the effect pipeline of ``effects.py`` (ContextTile, prohibitions, total cost with extra costs and
+substitutions, payment decisions, post-payment choices, atomic execution); in the core game Place and Move
+cost nothing and go straight to execution.
 
 An effect's choices (payment, gain) are collected in one record (``decisions.Resolution``) and executed at
 once at the end, so a half-decided effect has changed nothing (CORE-01-06-00-03). A payment is chosen one
@@ -65,8 +63,6 @@ from .rng import Rng
 from .topology import Topology, get_topology
 
 _STARTING_RULE = {2: "CORE-01-03-04", 3: "CORE-01-03-05", 4: "CORE-01-03-06", 5: "ADD56-01-02-01", 6: "ADD56-01-02-02"}
-#: The names of the decisions (``Game.phase_name``): the core game's, then those only an expansion has.
-PHASE_NAMES = ("place_tile", "political", "move_to", "pay", "gain", "over", "target", "exchange")
 
 _Shared = tuple[
     Topology, tuple[TileSpec, ...], ActionLayout, tuple[MeasureSpec, ...], tuple[str, ...], tuple[Expansion, ...],
@@ -263,7 +259,7 @@ class Game:
             rule = "VAR-01-02-02" if amount < config.starting_influence else _STARTING_RULE[g.num_players]
             g.log("starting-influence", rule, player=p, amount=amount)
         for ex in g.expansions:
-            ex.setup(g)  # e.g. the Measure decks (EXP-01-03-02/03)
+            ex.setup(g)  # an expansion's Setup additions
         g._start_turn()
         g._run()
         return g
@@ -545,7 +541,7 @@ class Game:
             # CORE-01-06-00-05 (e) / RULINGS R10: Place on the tile; Move's ContextTile is the destination; a tile
             # placement's is the cell it goes to (RULINGS R3; the tile is ``drawn``).
             return Effect(kind, player, cell)
-        for ex in self.expansions:  # an expansion's Political Action (e.g. EXP-01-06-01)
+        for ex in self.expansions:  # an expansion's Political Action (CORE-01-04-09 extended)
             effect = ex.effect(self, kind, cell, player, card, target)
             if effect is not None:
                 return effect
@@ -561,7 +557,7 @@ class Game:
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
             options = effects.payment_options_for(self, effect)
-            if not options:  # payable only with another player's help (e.g. EXP-03-08-M13, RULINGS R52)
+            if not options:  # payable only with another player's help (a transfer, RULINGS R52)
                 for ex in self.expansions:
                     options = ex.assisted_payments(self, effect)
                     if options:
@@ -679,7 +675,7 @@ class Game:
                         by_text[text] = ok
                 if ok:
                     out.append(base + c)
-        for ex in self.expansions:  # Political Actions the expansions add (e.g. EXP-01-06-01)
+        for ex in self.expansions:  # Political Actions the expansions add (CORE-01-04-09 extended)
             ex.political_options(self, p, out)
         if not out:
             out.append(self.layout.pass_)  # RULINGS R7
@@ -740,6 +736,8 @@ class Game:
         """CORE-01-04-01/02/04: Phase 1 draws; CORE-01-02-03: only here. Unplaceable tiles are discarded
         (CORE-01-04-06/07) or, with TileRecycling, returned instead (VAR-01-01-02/03 switch the discard off)."""
         effects.expire(self, effects.OWNER_NEXT_TURN, self.active)
+        for ex in self.expansions:
+            ex.turn_start(self)
         p = self.active
         pile = self.draw_pile
         while True:
@@ -805,7 +803,7 @@ class Game:
         if self.active_effects or self.modifier_sources:
             # CORE-01-06-04 (d), CORE-01-06-00-05 (d): the Hotspot is the ContextTile of its resolution.
             blocker = effects.prohibited_by(self, Effect("hotspot", -1, cell))
-            if blocker is not None:  # EXP-01-06-M01-04 / EXP-01-08-M01-05, docs/rulings.md BC-23
+            if blocker is not None:  # pipeline step 2 (CORE-01-06-00-02): a prohibited Hotspot moves nothing
                 self.log("measure-applied", effects.MODIFIERS[blocker.id].rule(self, blocker), id=blocker.id,
                          owner=blocker.owner, kind="hotspot", cell=cell)  # fmt: skip
                 return
@@ -816,19 +814,19 @@ class Game:
         p = leaders[0]
         if self.hotspot_resolvers:
             resolver = self.hotspot_resolvers.get(self.catalogue[self.tile_at[cell]].special)
-            if resolver is not None:  # a Hotspot with its own text (CORE-01-10-01), e.g. the v1.3 Labor Market
+            if resolver is not None:  # a Hotspot with its own text (CORE-01-10-01)
                 resolver(self, cell, p)
                 return
         if self.supply[p] <= 0:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
         if (self.active_effects or self.modifier_sources) and self._suppressed(Effect("hotspot", -1, cell), p):
-            return  # EXP-03-06-06/07, RULINGS R43/R51: the majority stands, no Influence is placed (or a replacement)
+            return  # majority suppression (RULINGS R43, R51): the majority stands, no Influence (or a replacement)
         self._hotspot_influence(cell, p)
 
     def _suppressed(self, effect: Effect, p: int) -> bool:
-        """Majority suppression of ``effect``'s Influence for ``p`` (EXP-03-06-06/07): log it, or push the replacement
-        decision it offers (whose choice generates the Influence, e.g. EXP-03-08-M05-05). False: not suppressed."""
+        """Majority suppression of ``effect``'s Influence for ``p`` (RULINGS R50, R51): log it, or push the replacement
+        decision it offers (whose choice generates the Influence). False: not suppressed."""
         blocker, frame = effects.suppression(self, effect, p)
         if blocker is None:
             return False
@@ -848,7 +846,7 @@ class Game:
         self.log("hotspot-resolved", "CORE-01-06-05", cell=cell, player=p)
 
     def _political_choice(self, p: int, a: int) -> None:
-        """The Political Action ``a`` of player ``p`` (CORE-01-04-09, EXP-01-06-01)."""
+        """The Political Action ``a`` of player ``p`` (CORE-01-04-09, and those the expansions add)."""
         lay = self.layout
         if a == lay.pass_:
             self.log("pass", "RULINGS-R7", player=p)
@@ -901,7 +899,7 @@ class Game:
         self.stack.append(res)
         if self.active_effects or self.modifier_sources:
             effect = self._effect_of(res)
-            for ex in self.expansions:  # a decision before the payment (e.g. EXP-03-08-M13, RULINGS R52)
+            for ex in self.expansions:  # a decision before the payment (e.g. a transfer, RULINGS R52)
                 if ex.before_payment(self, res, effect):
                     return
         res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
@@ -938,9 +936,9 @@ class Game:
     def _gain_options(self, effect: Effect, pay: Payment) -> list[int]:
         """Resorts a ConvertResources may take after paying ``pay`` (CORE-01-04-22, R16, BC-03).
 
-        With extra costs (e.g. Budget Deficit) only the Grassroots part of the payment is converted:
-        a gain is possible if some split of ``pay`` into the Grassroots payment and the extra cost allows
-        it (docs/rulings.md BC-24); Collective Bargaining may forbid converting ECO (EXP-01-06-M03-03).
+        With extra costs only the Grassroots part of the payment is converted: a gain is possible if some split
+        of ``pay`` into the Grassroots payment and the extra cost allows it (docs/rulings.md BC-24); a modifier may
+        forbid a conversion (``Modifier.forbids_conversion``).
         """
         text = self.grassroots_text(effect.tile)
         finite = self.config.bank_stock is not None
@@ -974,7 +972,7 @@ class Game:
                 continue
             extras = [cost[n:]]
             if len(pay) < sum(s[0] for s in cost):
-                # one extra component paid by another player (a transfer, e.g. EXP-03-08-M13, RULINGS R52)
+                # one extra component paid by another player (a transfer, RULINGS R52)
                 extras += [effects.without_one(cost[n:], i) for i in range(len(cost) - n)]
             for extra in extras:
                 for base in effects.base_parts(pay, effect.base_cost, extra, self.num_resorts):
@@ -992,12 +990,12 @@ class Game:
             effect = self._effect_of(res)
             if kind == "place":
                 self._pop(res)
-                # Only extra costs: Place is free (CORE-01-04-11; e.g. EXP-01-06-M06-05).
+                # Only extra costs: Place is free (CORE-01-04-11).
                 self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
                 self._place_influence(res.owner, res.tile)
             elif kind == "move":
                 self._pop(res)
-                # Only extra costs: Move is free (CORE-01-04-12; e.g. EXP-01-06-M06-05).
+                # Only extra costs: Move is free (CORE-01-04-12).
                 self._before_pay(effect, pay, effects.surcharge_rule(self, effect))
                 self._move_influence(res.owner, res.src, res.tile)
             elif kind == effects.PLACE_TILE:
@@ -1009,7 +1007,7 @@ class Game:
                     effects.use_payment(self, effect, tuple(pay))
                     self._pay(res.owner, pay, effects.surcharge_rule(self, effect))
                 self._place_drawn_tile(res.tile)
-            else:  # an expansion's Political Action (e.g. TakeMeasure, PlayMeasure)
+            else:  # an expansion's Political Action
                 for ex in self.expansions:
                     if ex.execute(self, res, effect):
                         return
@@ -1028,7 +1026,7 @@ class Game:
         assert top is frame
 
     def _after_gain(self, res: Resolution, gain: int) -> None:
-        """After the gain: the expansions' post-payment choices of ConvertResources (e.g. EXP-01-05-03/04)."""
+        """After the gain: the expansions' post-payment choices of ConvertResources (``Expansion.after_gain``)."""
         res.gain = gain
         for ex in self.expansions:
             if ex.after_gain(self, res):
@@ -1044,12 +1042,12 @@ class Game:
         if pay:
             self._pay(p, pay, rule)
         if self.active_effects or self.modifier_sources:
-            effects.consume(self, p)  # EXP-01-06-M06-07 / EXP-01-08-M06-07
+            effects.consume(self, p)  # durations "until consumed" by this Political Action
 
     def _log_surcharges(self, effect: Effect) -> None:
         for handler, active in effects.collect_modifiers(self, effect):
             extra = handler.extra_cost(self, active, effect)
-            if extra:  # e.g. EXP-01-06-M06-04: the surcharge was part of this payment
+            if extra:  # the surcharge was part of this payment
                 self.log("measure-applied", handler.rule(self, active), id=active.id, owner=active.owner,
                          kind=effect.kind, player=effect.actor, extra=sum(s[0] for s in extra))  # fmt: skip
 
@@ -1067,7 +1065,8 @@ class Game:
         start = cell == self.topo.centre
         rule = "CORE-01-08-09" if start else "CORE-01-04-16"
         if self.active_effects or self.modifier_sources:
-            # CORE-01-08-06A: via the Start Committee no modifier applied, but Budget Deficit is consumed (BC-26).
+            # CORE-01-08-06A: via the Start Committee no modifier applied, but what this Political Action consumes
+            # is consumed (docs/rulings.md BC-26).
             self._before_pay(self.effect_for("formalize", cell, p), pay, rule)
         else:
             self._pay(p, pay, rule)
@@ -1076,7 +1075,7 @@ class Game:
         elif (self.active_effects or self.modifier_sources) and self._suppressed(
             self.effect_for("formalize", cell, p), p
         ):
-            return  # e.g. EXP-03-08-M05-04: no Influence is generated (CORE-01-08-06A: never via the Start Committee)
+            return  # suppressed (RULINGS R50): no Influence generated (CORE-01-08-06A: never via the Start Committee)
         self._formalize_influence(p, cell)
 
     def _formalize_influence(self, p: int, cell: int) -> None:
@@ -1087,7 +1086,7 @@ class Game:
         self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
 
     def _execute_convert(self, res: Resolution) -> None:
-        """ConvertResources (CORE-01-04-20..22) with the expansions' parts of it (e.g. EXP-01-05-03/05), at once."""
+        """ConvertResources (CORE-01-04-20..22) with the expansions' parts of it (``execute_riders``), at once."""
         self._pop(res)
         p, cell, pay, gain = res.owner, res.tile, res.paid, res.gain
         text = self.grassroots_text(cell)
@@ -1106,7 +1105,7 @@ class Game:
             ex.execute_riders(self, res)
 
     def _end_turn(self) -> None:
-        """The turn's Political Action has resolved: durations end (EXP-01-07-06), the round may end with its
+        """The turn's Political Action has resolved: "this turn" durations end, the round may end with its
         Round Settlement (CORE-01-07-01/02), then the next player's turn (RULINGS R6: seat order)."""
         for ex in self.expansions:
             ex.turn_end(self)
@@ -1128,9 +1127,11 @@ class Game:
         self._start_turn()
 
     def _settlement_start(self) -> None:
-        """CORE-01-07-02: "this round" ends when the Round Settlement begins (EXP-01-04-A-01..03 (v1.3))."""
+        """CORE-01-07-02: "this round" ends when the Round Settlement begins (RULINGS R35)."""
         effects.expire(self, effects.END_OF_ROUND)
         self.log("settlement", "CORE-01-07-02", round=self.round)
+        for ex in self.expansions:
+            ex.settlement_start(self)
 
     def _production(self, frame: Settlement) -> bool:
         """CORE-01-07-03: Resort Production of every ResortTile from ``frame.next`` on, in ascending cell order
@@ -1154,10 +1155,10 @@ class Game:
                     self.log("production-prohibited", "CORE-01-06-17", cell=cell)
                     continue  # CORE-01-06-17: a prohibition makes the output 0
                 # CORE-01-06-16-00: modifiers are collected by effect_output before the steps (a)-(c);
-                # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (EXP-01-04-B-01..04,
-                # EXP-01-04-04/05); ECO tiles produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06).
+                # CORE-01-06-16 (a): printed value, doubling, output modifiers, floor (RULINGS R40); a tile
+                # produces its own resort.
                 amount = effects.effect_output(self, effect, amount, log=True)
-            leaders = self.majority(cell)  # CORE-01-06-16 (b), EXP-01-04-B-05 (v1.3)
+            leaders = self.majority(cell)  # CORE-01-06-16 (b)
             if not leaders or amount <= 0:
                 continue  # CORE-01-06-13
             r = spec.resort
@@ -1169,7 +1170,7 @@ class Game:
             share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
             for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
                 got = share
-                if modified:  # a cap per recipient at distribution (RULINGS R38/R40, e.g. EXP-03-08-M11-05)
+                if modified:  # a cap per recipient at distribution (RULINGS R38, R40)
                     got, capper = effects.capped_share(self, effect, p, share)
                     if capper is not None:
                         rest += share - got  # the excess goes to Noise (CORE-01-06-15 analogy, RULINGS R38)
@@ -1186,9 +1187,11 @@ class Game:
         return True
 
     def _settlement_end(self) -> None:
+        for ex in self.expansions:
+            ex.settlement_end(self)
         effects.expire(self, effects.END_OF_SETTLEMENT)
-        effects.expire(self, effects.END_OF_NEXT_ROUND)  # e.g. EXP-03-08-M02-04, RULINGS R39
-        effects.reset_round_flags(self)  # EXP-02-07-04 / EXP-03-07-03: usedThisRound resets
+        effects.expire(self, effects.END_OF_NEXT_ROUND)  # "until the end of the next round" (RULINGS R39)
+        effects.reset_round_flags(self)  # per-round usage flags reset right after the Round Settlement
 
     def _end_game(self) -> None:
         """RULINGS R8: a final settlement if the round had begun, then the game ends."""
@@ -1205,4 +1208,4 @@ class Game:
         self.log("game-over", "CORE-01-09-03", winners=self.winners(), influence=list(self.on_board))
 
 
-__all__ = ["Game", "ActiveEffect", "PHASE_NAMES"]
+__all__ = ["Game", "ActiveEffect"]

@@ -12,14 +12,14 @@ from typing import Any
 from . import effects
 from .components import HOTSPOT, START
 from .config import RulesConfig
-from .decisions import FRAME_TYPES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution
+from .decisions import FRAME_TYPES, PHASE_NAMES, PLACE_TILE, POLITICAL, Frame, MoveTo, Resolution, Settlement
 from .effects import PLACE_TILE as PLACE_TILE_EFFECT
 from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
 from .expansions.measure_system import Target, play_targets, zones
 from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS, T_RESORT_TYPE, TARGET_RESORT_BLOCK
-from .game import PHASE_NAMES, Game
+from .game import Game
 from .jsonread import get as _get
 from .jsonread import get_bool as _bool
 from .jsonread import get_int as _int
@@ -229,7 +229,9 @@ def game_from_dict(data: Any) -> Game:
     n_tiles = len(cat)
     max_round = (n_tiles - 1) // np_ + 2
     g.round = _int(data, "round", "state", 1, max_round)
-    g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_ - 1)
+    # CORE-01-07-01/02: all players have taken their turn while the round's Round Settlement runs (a settlement
+    # paused for a decision is part of the state).
+    g.turns_in_round = _int(data, "turns_in_round", "state", 0, np_)
     g.turn = _int(data, "turn", "state", 0, n_tiles - 1)
     g.start_player = _int(data, "start_player", "state", 0, np_ - 1)
     g.active = _int(data, "active", "state", 0, np_ - 1)
@@ -241,7 +243,7 @@ def game_from_dict(data: Any) -> Game:
             f"state.turn = {g.turn} does not match round {g.round} and turns_in_round {g.turns_in_round} "
             f"with {np_} players (CORE-01-07-01)"
         )
-    if g.active != (g.start_player + g.turns_in_round) % np_:
+    if g.active != (g.start_player + min(g.turns_in_round, np_ - 1)) % np_:
         raise StateError(
             f"state.active = {g.active} is not the player whose turn it is after {g.turns_in_round} turn(s) of this "
             f"round from start player {g.start_player} (RULINGS R6)"
@@ -349,6 +351,8 @@ def game_from_dict(data: Any) -> Game:
         raise StateError(f"state.pending must be null in the expansion decision {phase!r} (its frame is in the stack)")
     if "stack" in data:
         _read_stack(g, phase, data["stack"])
+    if g.turns_in_round == np_ and not any(isinstance(frame, Settlement) for frame in g.stack):
+        raise StateError(f"state.turns_in_round = {np_} exists only during the Round Settlement (CORE-01-07-01/02)")
     for state in g.ext.values():  # each expansion's conservation and caps, now that the decision is known
         problems = state.check(g)
         if problems:

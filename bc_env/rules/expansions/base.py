@@ -21,7 +21,10 @@ Hooks, and where the core calls them:
 * :meth:`after_gain` / :meth:`resolution_options` / :meth:`resolution_choice` / :meth:`before_gain` /
   :meth:`execute_riders` -- a ConvertResources' post-payment choices and their execution (e.g. the Investment
   Program exchange and Supplemental Budget's additional Resource);
-* :meth:`turn_end` -- when a turn's Political Action has resolved, before durations end;
+* :meth:`turn_start` / :meth:`turn_end` -- when a turn begins (before the draw) / when its Political Action has
+  resolved (before durations end);
+* :meth:`settlement_start` / :meth:`settlement_end` -- the stages of each Round Settlement around Resort
+  Production (CORE-01-07-02/03);
 * :meth:`render_lines` -- the expansion's lines in the text rendering;
 * :meth:`new_state` -- the expansion's own per-game state (an :class:`ExpansionState`: zones, markers, flags),
   kept in ``game.ext[expansion.name]``; the game clones it, writes and reads it in the JSON state under its
@@ -160,6 +163,18 @@ class Expansion:
 
     def turn_end(self, game: Game) -> None:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
+
+    def turn_start(self, game: Game) -> None:
+        """A turn begins (after "until the beginning of your next turn" durations end, before Phase 1's draw).
+        It may change the state but not ask a decision (the draw follows at once)."""
+
+    def settlement_start(self, game: Game) -> None:
+        """The Round Settlement begins (after "this round" durations end, RULINGS R35; before Resort Production).
+        It may push decisions of any player: the settlement resumes after them."""
+
+    def settlement_end(self, game: Game) -> None:
+        """Resort Production is over (before "during this Round Settlement" durations end and the per-round usage
+        flags reset). Decisions it pushes are taken before the next round (or the end of the game)."""
 
     def render_lines(self, game: Game) -> list[str]:
         """Lines of the text rendering (``Game.render``) for this expansion's state, after the players."""

@@ -526,7 +526,12 @@ class Exp01(Expansion):
         self.hotspot_resolvers = {LABOR_MARKET: _labor_market_v13} if edition == "v1.3" else {}
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
-        # EXP-01-02-01/02, EXP-01-03-01: the expansion's tiles follow the core tiles (core ids unchanged).
+        # EXP-01-02-01/02, EXP-01-03-01: the expansion's tiles follow the core tiles (core ids unchanged). ECO tiles
+        # produce ECO only (EXP-01-02-08/09, EXP-01-04-01..03, EXP-01-04-B-06 (v1.3)): a tile produces its own
+        # resort in the core Round Settlement, whose production order (CORE-01-06-16 (a): printed value, doubling,
+        # output modifiers, floor; EXP-01-04-04/05, EXP-01-04-B-01..04 (v1.3); majority: EXP-01-04-B-05 (v1.3))
+        # is the pipeline's output stages (effects.py); "this round" ends when the Round Settlement begins
+        # (EXP-01-04-A-01..03 (v1.3), RULINGS R35).
         eco = config.resorts.index("ECO")
         counts = ECO_RESORT_COUNTS + (ECO_ADD56_RESORT_COUNTS if config.addon56 else ())
         for value, n in counts:
