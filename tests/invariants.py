@@ -435,7 +435,6 @@ def check_derived(g: Game) -> None:
         "grassroots": [c for c, k in zip(occ, kind) if k == GRASSROOTS],
         "resort_cells": [c for c, k in zip(occ, kind) if k == RESORT],
         "frontier": placement_cells(g),
-        "invest_cells": [c for c in occ if cat[g.tile_at[c]].special == INVESTMENT_PROGRAM],
     }
     for name, want in expect.items():
         got = getattr(g, name)
