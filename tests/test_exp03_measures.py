@@ -514,3 +514,23 @@ def test_bc63_R52_the_pact_transfers_energy_crisis_dom_of_a_convert_resources():
     assert "gain FOR" not in legal_strings(game)  # the Grassroots part is FOR, FOR: a different resort
     act(game, "gain INF")
     assert res(game, 0) == {"DOM": 0, "FOR": 0, "INF": 1, "ECO": 0, "CLM": 0}
+
+
+def test_R34_option_owner_only_benefits_adaptation_strategy_helps_only_its_owner():
+    from bc_env.rules import RulesConfig
+
+    config = RulesConfig(players=4, exp01=True, exp03=True, owner_only_benefits=True)
+    assert "owner_only_benefits" not in RulesConfig(exp01=True).to_dict()
+    sc = Scenario3(config)
+    sc.put("8,7", "FOR-W2")
+    sc.put("9,7", "DOM-W3")
+    sc.effect(M3["M01"], 1, "owner_next_turn", cell=C(8, 7))
+    sc.effect(M3["M08"], 2, "end_of_player_turn", player=2, turn=0)
+    assert "place 8,7" not in legal_strings(sc.game())  # P0 is not its owner
+    sc.resources(2, CLM=2)
+    sc.hand(2, M3["M08"])
+    sc.data["active_effects"] = [e for e in sc.data["active_effects"] if e["id"] != M3["M08"]]
+    sc.at(player=2, turns_in_round=2)
+    game = sc.game()
+    act(game, "play EXP-03-M08")
+    assert [a.until for a in game.active_effects if a.id == M3["M08"]] == ["end_of_player_turn"]  # R31 window

@@ -106,6 +106,9 @@ class RulesConfig:
     #: RULINGS R36 option: without EXP-01 keep the four EXP-03 cards whose cost names ECO as dead cards (they can
     #: be taken, never played) instead of removing them; written only with EXP-03.
     exp03_dead_eco_cards: bool = False
+    #: RULINGS R34 option: Measures that grant a benefit but name no owner (EXP-03-08-M08; EXP-02-08-M06, -M15)
+    #: benefit only their owner, within the R31 window; written only with EXP-02 or EXP-03.
+    owner_only_benefits: bool = False
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
 
@@ -137,6 +140,7 @@ class RulesConfig:
         _check_choice("exp01_edition", self.exp01_edition, EDITIONS)
         _check_int("countdown_supply", self.countdown_supply, 0, 99)
         _check_bool("exp03_dead_eco_cards", self.exp03_dead_eco_cards)
+        _check_bool("owner_only_benefits", self.owner_only_benefits)
         if not isinstance(self.name, str):
             raise ConfigError(f"name must be a string, got {self.name!r}")
 
@@ -175,6 +179,8 @@ class RulesConfig:
         if not self.exp03:  # EXP-03 options (RULINGS R36, R58): core and EXP-01 states stay as they were
             del data["countdown_supply"]
             del data["exp03_dead_eco_cards"]
+        if not (self.exp02 or self.exp03):
+            del data["owner_only_benefits"]  # RULINGS R34 option of EXP-02 / EXP-03
         return data
 
     @classmethod

@@ -270,9 +270,12 @@ class AdaptationStrategy(_Card):
     """M08: actions that would incur additional costs from Climate effects incur none, for every player
     (EXP-03-08-M08-04, RULINGS R34, R55); prohibitions stay (EXP-03-07-06)."""
 
+    data_keys = frozenset(("player", "turn"))
     kinds = POLITICAL_KINDS | {COUNTDOWN, PLACE_TILE_KIND}
 
     def waives(self, game: Game, active: ActiveEffect, effect: Effect) -> frozenset[str]:
+        if game.config.owner_only_benefits and effect.actor != active.owner:
+            return frozenset()  # RULINGS R34 option: its owner only
         return frozenset((CLIMATE,))
 
 
@@ -489,6 +492,14 @@ def _m04(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEf
     return ActiveEffect("EXP-03-M04", player, END_OF_PLAYER_TURN, game.round, (("player", target), ("turn", game.turn)))
 
 
+def _m08(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+    if game.config.owner_only_benefits:
+        # RULINGS R34 option, R31 window: from play to the end of the owner's next turn.
+        data = (("player", player), ("turn", game.turn))
+        return ActiveEffect("EXP-03-M08", player, END_OF_PLAYER_TURN, game.round, data)
+    return ActiveEffect("EXP-03-M08", player, OWNER_NEXT_TURN, game.round)  # EXP-03-08-M08-03, R34: everybody
+
+
 def _m09(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
     # EXP-03-08-M09-03/04, RULINGS R31: consumed by the owner's first Political Action after play (effects.consume).
     return ActiveEffect("EXP-03-M09", player, CONSUMED, game.round, (("target", player),))
@@ -507,7 +518,7 @@ RESOLVERS.update(
         "EXP-03-M04": _m04,
         "EXP-03-M06": _until_owner_next_turn("EXP-03-M06"),
         "EXP-03-M07": _until_owner_next_turn("EXP-03-M07"),
-        "EXP-03-M08": _until_owner_next_turn("EXP-03-M08"),
+        "EXP-03-M08": _m08,
         "EXP-03-M09": _m09,
         "EXP-03-M10": _until_owner_next_turn("EXP-03-M10"),
         "EXP-03-M11": _until_owner_next_turn("EXP-03-M11", "target"),
