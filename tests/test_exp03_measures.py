@@ -534,3 +534,23 @@ def test_R34_option_owner_only_benefits_adaptation_strategy_helps_only_its_owner
     game = sc.game()
     act(game, "play EXP-03-M08")
     assert [a.until for a in game.active_effects if a.id == M3["M08"]] == ["end_of_player_turn"]  # R31 window
+
+
+def test_R52_the_pact_transfers_extreme_weathers_component_of_a_tile_placement():
+    sc = Scenario3()
+    sc.put("8,7", "Committee")
+    sc.resources(0, CLM=1)
+    sc.resources(3, DOM=1)
+    sc.hand(0, M3["M12"])
+    sc.effect(M3["M13"], 1, "consumed", player=1)
+    sc.draws("Committee")
+    sc.draws("DOM-W1")
+    game = sc.game()
+    act(game, "play EXP-03-M12")
+    assert not events(game, "discard") and game.catalogue[game.drawn].name == "DOM-W1"  # placeable (R3, R52)
+    act(game, "place-tile 9,7")
+    assert game.phase_name == "transfer" and legal_strings(game) == ["target-player P3"]
+    again = type(game).from_dict(game.to_dict())  # the drawn tile stays drawn while its cost is decided
+    assert again.to_dict() == game.to_dict() and legal_strings(again) == legal_strings(game)
+    act(game, "target-player P3")
+    assert game.tile_at[C(9, 7)] >= 0 and res(game, 3)["DOM"] == 0 and game.phase_name == "political"

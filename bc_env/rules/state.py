@@ -266,6 +266,11 @@ def game_from_dict(data: Any) -> Game:
     g.drawn = -1 if drawn is None else claim(drawn, "state.drawn_tile")
     pend = data.get("pending")
     placing = phase == "place_tile" or (isinstance(pend, dict) and pend.get("kind") == PLACE_TILE_EFFECT)
+    raw_stack = data.get("stack")
+    if not placing and phase not in PHASE_NAMES and isinstance(raw_stack, list) and raw_stack:
+        # an expansion's decision about the drawn tile's placement cost (e.g. a transfer, RULINGS R52)
+        top = raw_stack[-1]
+        placing = isinstance(top, dict) and top.get("effect") == PLACE_TILE_EFFECT
     if (g.drawn >= 0) != placing:
         raise StateError("state.drawn_tile must be set exactly while the drawn tile is being placed (phase "
                          "'place_tile', or a 'pay' decision of its placement cost)")  # fmt: skip
