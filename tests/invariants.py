@@ -65,6 +65,9 @@ from bc_env.rules.effects import (
 CORE_PRESETS = ("core-2p", "core-3p", "core-4p", "core-5p", "core-6p", "core-4p-variants", "core-4p-hex")
 EXP01_PRESETS = ("exp01-2p", "exp01-4p", "exp01-6p", "exp01-v1.3-4p")
 PRESETS = CORE_PRESETS + EXP01_PRESETS
+#: Presets whose invariant run is another module's (this harness checks CORE-01 and EXP-01 only):
+#: tests/test_exp03_invariants.py.
+OTHER_HARNESS_PRESETS = ("exp03-2p", "exp03-4p", "exp03-6p", "exp0103-4p")
 
 #: Events of a Political Action (CORE-01-04-09, RULINGS R7; EXP-01-06-01 adds TakeMeasure and PlayMeasure).
 POLITICAL = frozenset(

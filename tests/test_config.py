@@ -82,6 +82,6 @@ def test_grassroots_texts_are_data_and_round_trip():
 
 
 def test_expansions_not_implemented_yet_raise_a_clear_error():
-    for flag in ("exp02", "exp03"):
+    for flag in ("exp02",):
         with pytest.raises(NotImplementedRuleError, match="not implemented yet"):
             Game.new(RulesConfig(**{flag: True}), 0)

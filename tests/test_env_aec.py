@@ -20,7 +20,7 @@ from bc_env.rules import Game, IllegalActionError, RulesConfig, preset_names
 from bc_env.rules.config import PRESET_DIR
 
 PRESETS = preset_names()  # the core presets and the EXP-01 presets (exp01-2p, -4p, -6p, -v1.3-4p)
-EXP01_PRESETS = [p for p in PRESETS if p.startswith("exp01")]
+EXP01_PRESETS = [p for p in PRESETS if p.startswith("exp01-")]
 
 
 def _play_random(env, rng: random.Random, max_steps: int = 10_000) -> int:

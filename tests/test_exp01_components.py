@@ -73,7 +73,7 @@ def test_EXP_01_07_04_Rule_Interaction_without_exp01_no_eco_and_no_measures():
         game.string_to_action("take EXP-01-M01")
 
 
-@pytest.mark.parametrize("flag", ["exp02", "exp03"])
+@pytest.mark.parametrize("flag", ["exp02"])
 def test_other_expansions_are_not_implemented_yet(flag):
     with pytest.raises(NotImplementedRuleError):
         Game.new(RulesConfig(players=4, exp01=True, **{flag: True}), seed=0)

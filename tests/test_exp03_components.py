@@ -9,7 +9,7 @@ import pytest
 from exp01_support import act, events
 from exp03_support import E3, E13, Scenario3, incomplete_ok  # noqa: F401
 
-from bc_env.rules import ConfigError, Game, NotImplementedRuleError, RulesConfig, StateError
+from bc_env.rules import ConfigError, Game, RulesConfig, StateError
 from bc_env.rules.components import HOTSPOT, RESORT, TRANSFORMATIONSDRUCK
 from bc_env.rules.expansions.exp03 import CountdownState, countdown_cost, is_transformationsdruck
 from bc_env.rules.expansions.measure_system import zones
@@ -21,13 +21,19 @@ def C(x: int, y: int) -> int:
     return y * 15 + x
 
 
-def test_game_refuses_exp03_while_rules_are_missing_and_names_them():
+@pytest.mark.parametrize("preset", ["exp03-2p", "exp03-4p", "exp03-6p", "exp0103-4p"])
+def test_the_exp03_presets_play_without_the_test_switch(preset):
     from bc_env.rules.expansions.base import _INCOMPLETE_OK
 
     _INCOMPLETE_OK[0] = False
     try:
-        with pytest.raises(NotImplementedRuleError, match="EXP-03 not implemented yet: the presets"):
-            Game.new(E13, 0)
+        config = RulesConfig.preset(preset)
+        assert config.exp03 and config.exp01 == (preset == "exp0103-4p")
+        game = Game.new(preset, 1)
+        rng = random.Random(1)
+        while not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+        assert game.winners()
     finally:
         _INCOMPLETE_OK[0] = True
 

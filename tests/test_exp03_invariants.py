@@ -14,7 +14,7 @@ from bc_env.rules import Game, IllegalActionError, RulesConfig
 
 pytestmark = pytest.mark.usefixtures("incomplete_ok")
 
-CONFIGS = [
+CONFIGS = [  # the presets exp03-2p, exp03-4p, exp03-6p, exp0103-4p and more
     RulesConfig(players=2, exp03=True),
     RulesConfig(players=4, exp03=True),
     RulesConfig(players=4, exp01=True, exp03=True),

@@ -802,8 +802,6 @@ class Exp03(Expansion):
     name = DECK
     #: Carbon Levy's target resort (EXP-03-08-M02-03).
     action_blocks = (Block(TARGET_RESORT_BLOCK, RESORT),)
-    #: While non-empty, Game refuses EXP-03 (base.Expansion.missing).
-    missing = "the presets (exp03-2p, exp03-4p, exp03-6p, exp0103-4p) with their perft fixtures and bench entries"
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         # EXP-03-02-A-01..04, EXP-03-03-01, RULINGS R57: CLM ResortTiles (CORE production rules, EXP-03-05-01).
