@@ -19,12 +19,12 @@ EXP0102_4P = RulesConfig(players=4, exp01=True, exp02=True, name="exp0102-test-4
 def incomplete_ok() -> Iterator[None]:
     """INCOMPLETE_OK: the one test-only switch that lets Game.new build EXP-02 games before every EXP-02 rule is in
     (Game.new refuses them otherwise, naming what is missing)."""
-    saved = exp02.Exp02.incomplete
-    exp02.Exp02.incomplete = ""
+    saved = exp02.Exp02.missing
+    exp02.Exp02.missing = ""
     try:
         yield
     finally:
-        exp02.Exp02.incomplete = saved
+        exp02.Exp02.missing = saved
 
 
 def new_game(config: RulesConfig = EXP02_4P, seed: int = 0) -> Game:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bc_env.rules import ConfigError, Game, GrassrootsText, NotImplementedRuleError, RulesConfig, preset_names
+from bc_env.rules import ConfigError, Game, GrassrootsText, RulesConfig, preset_names
 
 
 def test_every_core_preset_loads_by_name_and_5_6_players_switch_the_addon_on():
@@ -79,9 +79,3 @@ def test_grassroots_texts_are_data_and_round_trip():
     game = Game.new(cfg, 1)
     kinds = [spec.text for spec in game.catalogue if spec.name == "Grassroots"]
     assert kinds == [k % 2 for k in range(8)]  # docs/rulings.md BC-09
-
-
-def test_expansions_not_implemented_yet_raise_a_clear_error():
-    for flag in ("exp03",):  # EXP-02 is in (tests/test_exp02_*.py)
-        with pytest.raises(NotImplementedRuleError, match="not implemented yet"):
-            Game.new(RulesConfig(**{flag: True}), 0)

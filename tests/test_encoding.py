@@ -39,7 +39,7 @@ def test_layout_views_tile_the_vector_without_gaps(preset):
     P = RulesConfig.preset(preset).players
     assert enc.spec["influence"][1] == (P, enc.size, enc.size)
     assert enc.spec["resources"][1] == (P, len(RulesConfig.preset(preset).resorts))
-    expansion = preset.startswith("exp01")
+    expansion = preset.startswith("exp01-")
     # The core decisions only without an expansion (target / exchange exist only with one).
     assert enc.spec["phase"][1] == ((len(PHASE_NAMES),) if expansion else (len(CORE_PHASES),))
     assert enc.spec["effect_kind"][1] == ((6,) if expansion else (2,))

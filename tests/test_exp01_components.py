@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from exp01_support import M, Scenario, act, events, legal_strings
 
-from bc_env.rules import Game, IllegalActionError, NotImplementedRuleError, RulesConfig
+from bc_env.rules import Game, IllegalActionError, RulesConfig
 from bc_env.rules.components import HOTSPOT, RESORT, SYSTEM, build_catalogue
 
 
@@ -71,12 +71,6 @@ def test_EXP_01_07_04_Rule_Interaction_without_exp01_no_eco_and_no_measures():
     assert game.num_actions == 6 * 225 + 1 + 2 * 3  # the core layout is unchanged
     with pytest.raises(IllegalActionError):
         game.string_to_action("take EXP-01-M01")
-
-
-@pytest.mark.parametrize("flag", ["exp03"])
-def test_other_expansions_are_not_implemented_yet(flag):
-    with pytest.raises(NotImplementedRuleError):
-        Game.new(RulesConfig(players=4, exp01=True, **{flag: True}), seed=0)
 
 
 def test_action_layout_with_measures_round_trips_every_action():

@@ -42,9 +42,9 @@ def test_exp02_presets_build_and_an_incomplete_expansion_is_refused(monkeypatch)
                                  ("exp0102-4p", 4, True)):  # fmt: skip
         g = Game.new(name, 0)
         assert g.num_players == players and g.config.exp02 and g.config.exp01 == exp01
-    # the mechanism that refused EXP-02 until every rule was in (Expansion.incomplete)
-    monkeypatch.setattr(exp02.Exp02, "incomplete", "Inner Order")
-    with pytest.raises(NotImplementedRuleError, match="EXP-02 .Inner Order. not implemented yet"):
+    # the mechanism that refused EXP-02 until every rule was in (Expansion.missing)
+    monkeypatch.setattr(exp02.Exp02, "missing", "Inner Order")
+    with pytest.raises(NotImplementedRuleError, match="EXP-02 not implemented yet: Inner Order missing"):
         Game.new(EXP02_4P, 0)
 
 

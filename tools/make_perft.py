@@ -421,6 +421,16 @@ SPECS: list[Spec] = [
         "core-5p (default 15x15 table) after 60 actions of a fixed choice rule from Game.new(seed=4)",
         _seeded("core-5p", 4, 60),
     ),
+    Spec(
+        "midgame_exp03_4p",
+        "exp03-4p (9x9 table) after 70 actions of a fixed choice rule from Game.new(seed=2): CLM, EXP-03 Measures",
+        _seeded("exp03-4p", 2, 70, table_size=9),
+    ),
+    Spec(
+        "midgame_exp0103_4p",
+        "exp0103-4p (9x9 table) after 80 actions of a fixed choice rule from Game.new(seed=6): both decks",
+        _seeded("exp0103-4p", 6, 80, table_size=9),
+    ),
 ]
 
 

@@ -163,6 +163,8 @@ class Encoder:
         )
         self._effect_index = {k: i for i, k in enumerate(self.effect_kinds)}
         self._phase_index = {k: i for i, k in enumerate(self.phase_names)}
+        #: Timing keys of the ``effect_until`` view: the built-in ones, then those the expansions' views add.
+        self.effect_timings: tuple[str, ...] = EFFECT_TIMINGS + tuple(t for view in xv for t in view.timings)
 
         # ---------------------------------------------------------------- tile types (pile composition)
         keys: list[tuple[int, int, int, int, str, str]] = []
@@ -280,7 +282,7 @@ class Encoder:
                 ("effect_count", (E,), ""),
                 ("effect_owner", (E, P), "q"),
                 ("effect_target_player", (E, P), "q"),
-                ("effect_until", (E, len(EFFECT_TIMINGS)), ""),
+                ("effect_until", (E, len(self.effect_timings)), ""),
                 ("effect_turns_left", (E,), ""),
                 ("effect_waiting", (E,), ""),
                 ("effect_used", (E,), ""),
@@ -364,7 +366,7 @@ class Encoder:
             self._target_row = {k: i for i, k in enumerate(self.tile_target_ids)}
             self._player_target = {m.key: m.target in PLAYER_TARGETS for m in measures}
             self._special_index = {x: i for i, x in enumerate(self.specials)}
-            self._timing_index = {t: i for i, t in enumerate(EFFECT_TIMINGS)}
+            self._timing_index = {t: i for i, t in enumerate(self.effect_timings)}
         for view in xv:
             for name, value in view.scales(self).items():
                 set_scale(name, value)
@@ -622,7 +624,7 @@ class Encoder:
         x = self._xoff
         P = self.num_players
         rows = self._effect_row
-        nt = len(EFFECT_TIMINGS)
+        nt = len(self.effect_timings)
         o_count, o_owner, o_target = x["effect_count"], x["effect_owner"], x["effect_target_player"]
         o_until, o_left = x["effect_until"], x["effect_turns_left"]
         o_wait, o_used = x["effect_waiting"], x["effect_used"]
@@ -671,6 +673,8 @@ class Encoder:
             return ((q - g.active) % P or P) + 1
         if until == _fx.OWNER_NEXT_TURN:
             return (a.owner - g.active) % P or P
+        if until == _fx.END_OF_NEXT_ROUND:  # through the settlement of the round after data["round"] (R39)
+            return P - g.turns_in_round + max(0, a.get("round", g.round) + 1 - g.round) * P
         return 4 * P  # permanent, until consumed: saturates
 
     # ------------------------------------------------------------------ board tracking

@@ -36,6 +36,8 @@ class ExpansionView:
     phases: tuple[str, ...] = ()
     #: Effect kinds on its pipeline (``Effect.kind``), appended to the ``effect_kind`` view.
     effect_kinds: tuple[str, ...] = ()
+    #: Timing keys of its durations (``ActiveEffect.until``) beyond ``effects.TIMINGS``, appended to ``effect_until``.
+    timings: tuple[str, ...] = ()
 
     def planes(self, enc: Encoder) -> list[tuple[str, int]]:
         """Board planes ``(name, channels)``, after the built-in ones; observer-independent (absolute seats)."""

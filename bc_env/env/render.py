@@ -32,7 +32,10 @@ from bc_env.rules.components import (
     INVESTMENT_PROGRAM,
     LABOR_MARKET,
     RESORT,
+    TRANSFORMATIONSDRUCK,
+    TileSpec,
 )
+from bc_env.rules.config import ALL_RESORTS
 from bc_env.rules.expansions.measure_system import zones
 from bc_env.rules.topology import Topology
 
@@ -55,6 +58,7 @@ SPECIAL_COLOURS = {
     INVESTMENT_PROGRAM: (40, 150, 150),  # a System Tile: teal
     INNER_ORDER: (235, 130, 40),  # EXP-02's Hotspot: orange
     AUTHORITY_APPARATUS: (60, 70, 150),  # EXP-02's System Tile: navy
+    TRANSFORMATIONSDRUCK: (200, 170, 30),  # EXP-03's Hotspot (EXP-03-02-B): ochre
 }
 CARD_COLOUR = (240, 240, 240)
 RESORT_COLOURS = (
@@ -65,6 +69,14 @@ RESORT_COLOURS = (
     (150, 150, 175),  # SEC
     (50, 190, 190),  # CLM
 )
+
+
+def resort_colour(spec: TileSpec) -> tuple[int, int, int]:
+    """A ResortTile's colour by its resort's name (``CLM-W1`` -> CLM), whatever its index in the configuration."""
+    name = spec.name.split("-")[0]
+    return RESORT_COLOURS[ALL_RESORTS.index(name)] if name in ALL_RESORTS else RESORT_COLOURS[spec.resort % 6]
+
+
 PLAYER_COLOURS = (
     (235, 60, 60),
     (70, 150, 255),
@@ -179,7 +191,7 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
     for c in game.board:
         spec = catalogue[game.tile_at[c]]
         if spec.kind == RESORT:
-            base = np.asarray(RESORT_COLOURS[spec.resort % len(RESORT_COLOURS)], dtype=np.float64)
+            base = np.asarray(resort_colour(spec), dtype=np.float64)
             palette[c] = np.clip(base * (0.55 + 0.11 * spec.value), 0, 255).astype(np.uint8)
         elif spec.kind == HOTSPOT and game.resolved[c]:
             palette[c] = RESOLVED_HOTSPOT
@@ -218,8 +230,8 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
         if spec.kind == RESORT:  # value pips along the top
             for k in range(spec.value):
                 _stamp(board, pip, cx + (k - (spec.value - 1) / 2.0) * (px / 7.0), cy - 0.3 * px, (255, 255, 255))
-        if spec.special:  # an expansion tile: a pip in the ECO colour
-            _stamp(board, pip, cx, cy - 0.3 * px, RESORT_COLOURS[3])
+        if spec.special:  # an expansion tile: a pip in its expansion's resort colour (ECO; CLM for EXP-03)
+            _stamp(board, pip, cx, cy - 0.3 * px, RESORT_COLOURS[5 if spec.special == TRANSFORMATIONSDRUCK else 3])
         if spec.kind == HOTSPOT and game.resolved[c]:
             half = 0.22 * px
             for t in np.linspace(-half, half, max(int(2 * half), 2)):
@@ -262,7 +274,7 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
     if game.drawn >= 0:
         spec = catalogue[game.drawn]
         if spec.kind == RESORT:
-            base = np.asarray(RESORT_COLOURS[spec.resort % len(RESORT_COLOURS)], dtype=np.float64)
+            base = np.asarray(resort_colour(spec), dtype=np.float64)
             colour = tuple(np.clip(base * (0.55 + 0.11 * spec.value), 0, 255).astype(np.uint8).tolist())
         else:
             colour = KIND_COLOURS[spec.kind]

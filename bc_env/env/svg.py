@@ -31,8 +31,8 @@ from .render import (
     KIND_COLOURS,
     PLAYER_COLOURS,
     RESOLVED_HOTSPOT,
-    RESORT_COLOURS,
     SPECIAL_COLOURS,
+    resort_colour,
 )
 
 CELL = 44
@@ -47,7 +47,7 @@ def _hex(rgb: tuple[int, int, int]) -> str:
 
 def _tile_fill(spec) -> str:  # type: ignore[no-untyped-def]
     if spec.kind == RESORT:
-        base = RESORT_COLOURS[spec.resort % len(RESORT_COLOURS)]
+        base = resort_colour(spec)
         scale = 0.55 + 0.11 * spec.value
         return _hex(tuple(min(255, int(v * scale)) for v in base))  # type: ignore[arg-type]
     if spec.special:

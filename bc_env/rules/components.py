@@ -47,9 +47,8 @@ class TileSpec:
         if self.kind == RESORT:
             return self.name[0] + str(self.value)
         if self.special:
-            return {LABOR_MARKET: "LM", INVESTMENT_PROGRAM: "IP", INNER_ORDER: "IO", AUTHORITY_APPARATUS: "AA"}[
-                self.special
-            ]
+            return {LABOR_MARKET: "LM", INVESTMENT_PROGRAM: "IP", INNER_ORDER: "IO", AUTHORITY_APPARATUS: "AA",
+                    TRANSFORMATIONSDRUCK: "TD"}[self.special]  # fmt: skip
         return {START: "SC", COMMITTEE: "Co", GRASSROOTS: "Gr", LOBBYIST: "Lo", HOTSPOT: "Ho", SYSTEM: "Sy"}[self.kind]
 
 
@@ -57,6 +56,7 @@ LABOR_MARKET = "labor-market"
 INVESTMENT_PROGRAM = "investment-program"
 INNER_ORDER = "inner-order"  # EXP-02-02-G
 AUTHORITY_APPARATUS = "authority-apparatus"  # EXP-02-05
+TRANSFORMATIONSDRUCK = "transformationsdruck"  # EXP-03-02-B: the Hotspot that may hold CountdownMarkers
 
 # CORE-01-02-10..12: W1x2, W2x4, W3x4, W4x1, W5x1 per core resort.
 CORE_RESORT_COUNTS = ((1, 2), (2, 4), (3, 4), (4, 1), (5, 1))

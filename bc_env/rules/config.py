@@ -104,6 +104,14 @@ class RulesConfig:
     #: RULINGS R28 (EXP-02): production on a tile with Control / Administration costs each recipient the surcharge
     #: or yields nothing for them (docs/rulings.md BC-42). Default false: production is never surcharged.
     cost_regulations_tax_production: bool = False
+    #: RULINGS R58: CountdownMarkers in the CountdownSupply at Setup (EXP-03-02-C-02); written only with EXP-03.
+    countdown_supply: int = 10
+    #: RULINGS R36 option: without EXP-01 keep the four EXP-03 cards whose cost names ECO as dead cards (they can
+    #: be taken, never played) instead of removing them; written only with EXP-03.
+    exp03_dead_eco_cards: bool = False
+    #: RULINGS R34 option: Measures that grant a benefit but name no owner benefit only their owner, within the R31
+    #: window: EXP-03-08-M08 (EXP-02-08-M06, -M15 do not read it yet); written only with EXP-03.
+    owner_only_benefits: bool = False
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
 
@@ -134,6 +142,9 @@ class RulesConfig:
             _check_bool(flag, getattr(self, flag))
         _check_choice("exp01_edition", self.exp01_edition, EDITIONS)
         _check_bool("cost_regulations_tax_production", self.cost_regulations_tax_production)
+        _check_int("countdown_supply", self.countdown_supply, 0, 99)
+        _check_bool("exp03_dead_eco_cards", self.exp03_dead_eco_cards)
+        _check_bool("owner_only_benefits", self.owner_only_benefits)
         if not isinstance(self.name, str):
             raise ConfigError(f"name must be a string, got {self.name!r}")
 
@@ -172,6 +183,11 @@ class RulesConfig:
         for name in OMITTED_AT_DEFAULT:  # options added later: written only when set, so older states keep digests
             if data[name] == getattr(RulesConfig, name):
                 del data[name]
+        if not self.exp03:  # EXP-03 options (RULINGS R36, R58): core and EXP-01 states stay as they were
+            del data["countdown_supply"]
+            del data["exp03_dead_eco_cards"]
+        if not self.exp03:
+            del data["owner_only_benefits"]  # RULINGS R34 option; implemented for EXP-03-08-M08 only so far
         return data
 
     @classmethod

@@ -356,7 +356,7 @@ class Resolution(Frame):
 
     __slots__ = (
         "kind", "effect", "tile", "src", "card", "target", "paid", "options", "gains", "gain",
-        "exchanges", "supplemented", "exchange", "supplements", "supplement",
+        "exchanges", "supplemented", "exchange", "supplements", "supplement", "transfer",
     )  # fmt: skip
 
     def __init__(self, owner: int, effect: str, tile: int, src: int = -1, card: int = -1, target: int = -1) -> None:
@@ -382,6 +382,9 @@ class Resolution(Frame):
         self.exchange = -1
         self.supplements: list[int] | None = None
         self.supplement = -1
+        #: A cost component another player paid for the actor (EXP-03-08-M13, RULINGS R52): (player, resort, slot
+        #: index in the total cost), or None.
+        self.transfer: tuple[int, int, int] | None = None
 
     def legal(self, game: Game) -> list[int]:
         return game._resolution_options(self)
@@ -401,6 +404,7 @@ class Resolution(Frame):
         r.exchange = self.exchange
         r.supplements = self.supplements
         r.supplement = self.supplement
+        r.transfer = self.transfer
         return r
 
     def describe(self, game: Game) -> dict[str, Any]:

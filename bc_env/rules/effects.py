@@ -68,8 +68,14 @@ PERMANENT = "permanent"
 #: (``data["turn"]``): the window of docs/rulings.md BC-29 (Investment Freeze), BC-28 (Economic Council) and
 #: BC-30 (Supplemental Budget).
 END_OF_PLAYER_TURN = "end_of_player_turn"
+#: "Until the end of the next round" (EXP-03-08-M02-04, RULINGS R39/R53): through the Round Settlement of the
+#: round after ``data["round"]`` (the round it was created in).
+END_OF_NEXT_ROUND = "end_of_next_round"
 # EXP-01-07-06/07 (v1.3): these are the timing windows; END_OF_PLAYER_TURN is the window of the rulings above.
 TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUMED, PERMANENT, END_OF_PLAYER_TURN)
+#: Every timing key a state may hold: TIMINGS (the EXP-01 encoding's ``effect_until`` view, unchanged) and the
+#: windows the later expansions add.
+ALL_TIMINGS = (*TIMINGS, END_OF_NEXT_ROUND)
 
 # Output stages (CORE-01-06-16 (a) 1-3, EXP-01-04-B-01..03).
 STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
@@ -193,6 +199,21 @@ class Modifier:
         """Whether ``effect``, which a limitation would resolve only partially, may resolve fully for 1
         additional Resource of any resort (EXP-01-06-M10-04/05, docs/rulings.md BC-30)."""
         return False
+
+    def suppresses_influence(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
+        """Whether ``effect`` (a Hotspot resolution or a FormalizeInfluence) places / creates no Influence although
+        it resolves (majority suppression, EXP-03-06-06/07)."""
+        return False
+
+    def replacement(self, game: Game, active: ActiveEffect, effect: Effect, player: int) -> Any:
+        """Where :meth:`suppresses_influence`: a decision frame (decisions.Frame) that lets the affected ``player``
+        generate the Influence anyway (a replacement payment, e.g. EXP-03-08-M05-05), or None (suppressed outright,
+        or the player cannot pay)."""
+        return None
+
+    def cap_share(self, game: Game, active: ActiveEffect, effect: Effect, player: int, share: int) -> int:
+        """A production instance's share for ``player`` after this handler's cap (the excess goes to Noise)."""
+        return share
 
     def stage(self, active: ActiveEffect) -> int:
         return STAGE_OUTPUT
@@ -401,6 +422,32 @@ def full_resolution(game: Game, effect: Effect) -> ActiveEffect | None:
     return None
 
 
+def suppression(game: Game, effect: Effect, player: int) -> tuple[ActiveEffect | None, Any]:
+    """Majority suppression (EXP-03-06-06/07): the first active effect under which ``effect`` places / creates no
+    Influence for ``player`` (None: not suppressed) and the replacement decision offered (None: suppressed outright;
+    a suppression without a replacement wins, docs/rulings.md BC-62)."""
+    found: ActiveEffect | None = None
+    frame = None
+    for handler, active, _ in _collect(game, effect):
+        if handler.suppresses_influence(game, active, effect):
+            offer = handler.replacement(game, active, effect, player)
+            if offer is None:
+                return active, None
+            if found is None:
+                found, frame = active, offer
+    return found, frame
+
+
+def capped_share(game: Game, effect: Effect, player: int, share: int) -> tuple[int, ActiveEffect | None]:
+    """A production instance's share for ``player`` after every cap (RULINGS R38), and the capping effect."""
+    capper = None
+    for handler, active, _ in _collect(game, effect):
+        new = handler.cap_share(game, active, effect, player, share)
+        if new < share:
+            share, capper = new, active
+    return share, capper
+
+
 def end_rule(game: Game, active: ActiveEffect) -> str:
     """The rule ID an ``effect-expired`` / ``effect-consumed`` event of ``active`` cites (its edition's)."""
     handler = MODIFIERS.get(active.id)
@@ -429,9 +476,11 @@ def effect_output(game: Game, effect: Effect, amount: int, log: bool = False) ->
     return max(amount, 0)  # CORE-01-06-16 (a) 4, EXP-01-04-05, EXP-01-06-M02-05
 
 
-def _ends(active: ActiveEffect, timing: str, player: int | None, turn: int) -> bool:
+def _ends(active: ActiveEffect, timing: str, player: int | None, turn: int, rnd: int = 0) -> bool:
     if active.until != timing:
         return False
+    if timing == END_OF_NEXT_ROUND:
+        return rnd > active.get("round", 0)
     if timing == OWNER_NEXT_TURN:
         return player is None or active.owner == player
     if timing == END_OF_PLAYER_TURN:
@@ -449,7 +498,7 @@ def expire(game: Game, timing: str, owner: int | None = None) -> None:
         return
     keep = []
     for active in game.active_effects:
-        if _ends(active, timing, owner, game.turn) and active.from_round <= game.round:
+        if _ends(active, timing, owner, game.turn, game.round) and active.from_round <= game.round:
             game.log("effect-expired", end_rule(game, active), id=active.id, owner=active.owner)
         else:
             keep.append(active)
@@ -519,6 +568,13 @@ def affordable(cost: Cost, supply: list[int] | tuple[int, ...]) -> list[Payment]
             pay for pay, counts in payment_options(cost, len(supply)) if all(c <= s for c, s in zip(counts, supply))
         ]
     return list(got)
+
+
+def without_one(cost: Cost, i: int) -> Cost:
+    """``cost`` less one Resource of slot ``i`` (a component another player pays, e.g. RULINGS R52)."""
+    count, rule, mask = cost[i]
+    rest = cost[:i] + cost[i + 1 :]
+    return rest + ((count - 1, rule, mask),) if count > 1 else rest
 
 
 @lru_cache(maxsize=4096)

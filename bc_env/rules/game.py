@@ -57,7 +57,7 @@ from .decisions import (
 from .effects import ActiveEffect, Cost, Effect, Payment
 from .errors import IllegalActionError, NotImplementedRuleError
 from .expansions import Expansion, build_measures, expansions_for
-from .expansions.base import ExpansionState, HotspotResolver
+from .expansions.base import ExpansionState, HotspotResolver, incomplete_allowed
 from .expansions.measures import MeasureSpec
 from .rng import Rng
 from .topology import Topology, get_topology
@@ -180,20 +180,13 @@ class Game:
 
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
-        if config.exp02 or config.exp03:
-            built = {ex.name for ex in expansions_for(config)}
-            names = [n for n, on in (("EXP-02", config.exp02), ("EXP-03", config.exp03)) if on and n not in built]
-            if names:
-                raise NotImplementedRuleError(
-                    f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
-                )
         g = object.__new__(cls)
         g.config = config
         (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
          g.modifier_sources) = _shared(config)  # fmt: skip
-        missing = [f"{ex.name} ({ex.incomplete})" for ex in g.expansions if ex.incomplete]
-        if missing:
-            raise NotImplementedRuleError(f"{'; '.join(missing)} not implemented yet")
+        for ex in g.expansions:  # an expansion still being built refuses to play half a game
+            if ex.missing and not incomplete_allowed():
+                raise NotImplementedRuleError(f"{ex.name} not implemented yet: {ex.missing} missing")
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
         g.cap = config.influence_cap
@@ -575,6 +568,11 @@ class Game:
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
             options = effects.payment_options_for(self, effect)
+            if not options:  # payable only with another player's help (a transfer, RULINGS R52)
+                for ex in self.expansions:
+                    options = ex.assisted_payments(self, effect)
+                    if options:
+                        break
         if effect.kind == "convert":
             options = [pay for pay in options if self._gain_options(effect, pay)]
         return options
@@ -834,10 +832,29 @@ class Game:
             self.log("hotspot-no-supply", "CORE-01-06-07", cell=cell, player=p)
             return
         if self._modified():
+            effect = Effect("hotspot", -1, cell)
             # Output modifiers of the Hotspot's Influence placement (CORE-01-06-00-02), floor 0.
-            if effects.effect_output(self, Effect("hotspot", -1, cell), 1, log=True) <= 0:
+            if effects.effect_output(self, effect, 1, log=True) <= 0:
                 self.log("hotspot-output-zero", "CORE-01-06-00-02", cell=cell, player=p)
                 return
+            if self._suppressed(effect, p):
+                return  # majority suppression (RULINGS R43, R51): the majority stands, no Influence (or a replacement)
+        self._hotspot_influence(cell, p)
+
+    def _suppressed(self, effect: Effect, p: int) -> bool:
+        """Majority suppression of ``effect``'s Influence for ``p`` (RULINGS R50, R51): log it, or push the replacement
+        decision it offers (whose choice generates the Influence). False: not suppressed."""
+        blocker, frame = effects.suppression(self, effect, p)
+        if blocker is None:
+            return False
+        if frame is not None:
+            self.stack.append(frame)
+            return True
+        self.log("influence-suppressed", effects.MODIFIERS[blocker.id].rule(self, blocker), id=blocker.id,
+                 owner=blocker.owner, kind=effect.kind, cell=effect.tile, player=p)  # fmt: skip
+        return True
+
+    def _hotspot_influence(self, cell: int, p: int) -> None:
         # CORE-01-06-05/06: move one Influence from supply to the Hotspot.
         self.supply[p] -= 1
         self.on_board[p] += 1
@@ -896,8 +913,13 @@ class Game:
         """Resolve a Political Action through the pipeline: one record (decisions.Resolution) carries its
         payment options and choices until it is executed at once."""
         res = Resolution(p, kind, cell, src, card, target)
-        res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
         self.stack.append(res)
+        if self.active_effects or self.modifier_sources:
+            effect = self._effect_of(res)
+            for ex in self.expansions:  # a decision before the payment (e.g. a transfer, RULINGS R52)
+                if ex.before_payment(self, res, effect):
+                    return
+        res.options = self.payment_choices(self._effect_of(res))  # docs/rulings.md BC-05: one Resource at a time
         self._advance_payment(res)
 
     def _effect_of(self, res: Resolution) -> Effect:
@@ -965,9 +987,14 @@ class Game:
         for cost, _ in variants:
             if cost[:n] != effect.base_cost:
                 continue
-            for base in effects.base_parts(pay, effect.base_cost, cost[n:], self.num_resorts):
-                if base not in found:
-                    found.append(base)
+            extras = [cost[n:]]
+            if len(pay) < sum(s[0] for s in cost):
+                # one extra component paid by another player (a transfer, RULINGS R52)
+                extras += [effects.without_one(cost[n:], i) for i in range(len(cost) - n)]
+            for extra in extras:
+                for base in effects.base_parts(pay, effect.base_cost, extra, self.num_resorts):
+                    if base not in found:
+                        found.append(base)
         return tuple(found)
 
     def _payment_complete(self, res: Resolution) -> None:
@@ -1068,6 +1095,12 @@ class Game:
         if amount <= 0:  # an output reduced to 0: the costs are paid, nothing is created
             self.log("formalize", "CORE-01-04-17", player=p, cell=cell, amount=0)
             return
+        if not start and self._modified() and self._suppressed(self.effect_for("formalize", cell, p), p):
+            return  # suppressed (RULINGS R50): no Influence generated (CORE-01-08-06A: never via the Start Committee)
+        self._formalize_influence(p, cell)
+
+    def _formalize_influence(self, p: int, cell: int) -> None:
+        start = cell == self.topo.centre
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
         self.supply[p] += 1
         self.created[p] += 1
@@ -1159,7 +1192,15 @@ class Game:
             k = len(leaders)
             share, rest = divmod(amount, k)  # CORE-01-06-14/15, RULINGS R14
             for p in leaders:  # CORE-01-06-12: from the Bank to the controller(s)
-                self.res[p * nres + r] += share
+                got = share
+                if modified:  # a cap per recipient at distribution (RULINGS R38, R40)
+                    got, capper = effects.capped_share(self, effect, p, share)
+                    if capper is not None:
+                        rest += share - got  # the excess goes to Noise (CORE-01-06-15 analogy, RULINGS R38)
+                        self.log("measure-applied", effects.MODIFIERS[capper.id].rule(self, capper), id=capper.id,
+                                 owner=capper.owner, kind="production", cell=cell, player=p, before=share,
+                                 after=got)  # fmt: skip
+                self.res[p * nres + r] += got
             self.bank[r] -= amount
             self.noise[r] += rest
             self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
@@ -1175,6 +1216,7 @@ class Game:
         for ex in self.expansions:
             ex.settlement_end(self)
         effects.expire(self, effects.END_OF_SETTLEMENT)
+        effects.expire(self, effects.END_OF_NEXT_ROUND)  # "until the end of the next round" (RULINGS R39)
         effects.reset_round_flags(self)  # per-round usage flags reset right after the Round Settlement
 
     def _end_game(self) -> None:

@@ -18,7 +18,7 @@ from .effects import ActiveEffect
 from .errors import BalanceControlError, ConfigError, StateError
 from .expansions.exp01 import exchange_options, supplement_options
 from .expansions.measure_system import Target, play_targets, zones
-from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS
+from .expansions.measures import HAND_LIMIT, MAX_PLAYS, NO_TARGET, PLAYER_TARGETS, T_RESORT_TYPE, TARGET_RESORT_BLOCK
 from .game import Game
 from .jsonread import get as _get
 from .jsonread import get_bool as _bool
@@ -113,6 +113,8 @@ def _pending_to_json(g: Game, top: Frame | None) -> dict[str, Any] | None:
         elif top.supplements is not None:  # Supplemental Budget's additional Resource (EXP-01-06-M10-04, BC-30)
             pending["gain"] = resorts[top.gain]
             pending["exchange"] = resorts[top.exchange]
+        if top.transfer is not None:  # a cost component another player paid (EXP-03-08-M13, RULINGS R52)
+            pending["transfer"] = list(top.transfer)
         return pending
     # an expansion's pipeline: Place / Move with a cost, TakeMeasure, PlayMeasure
     pending = {"kind": kind}
@@ -124,6 +126,8 @@ def _pending_to_json(g: Game, top: Frame | None) -> dict[str, Any] | None:
     if kind == "play":
         pending["target"] = top.target if top.target >= 0 else None
     pending["paid"] = [resorts[r] for r in top.paid]
+    if top.transfer is not None:  # a cost component another player paid (EXP-03-08-M13, RULINGS R52)
+        pending["transfer"] = list(top.transfer)
     return pending
 
 
@@ -264,6 +268,11 @@ def game_from_dict(data: Any) -> Game:
     g.drawn = -1 if drawn is None else claim(drawn, "state.drawn_tile")
     pend = data.get("pending")
     placing = phase == "place_tile" or (isinstance(pend, dict) and pend.get("kind") == PLACE_TILE_EFFECT)
+    raw_stack = data.get("stack")
+    if not placing and phase not in PHASE_NAMES and isinstance(raw_stack, list) and raw_stack:
+        # an expansion's decision about the drawn tile's placement cost (e.g. a transfer, RULINGS R52)
+        top = raw_stack[-1]
+        placing = isinstance(top, dict) and top.get("effect") == PLACE_TILE_EFFECT
     if (g.drawn >= 0) != placing:
         raise StateError("state.drawn_tile must be set exactly while the drawn tile is being placed (phase "
                          "'place_tile', or a 'pay' decision of its placement cost)")  # fmt: skip
@@ -444,8 +453,8 @@ def _read_effects(g: Game, raw: list[Any]) -> list[ActiveEffect]:
         key = e["id"]
         if not isinstance(key, str) or key not in effects.MODIFIERS:
             raise StateError(f"{where}.id {key!r} names no known effect")
-        if e["until"] not in effects.TIMINGS:
-            raise StateError(f"{where}.until must be one of {', '.join(effects.TIMINGS)}, got {e['until']!r}")
+        if e["until"] not in effects.ALL_TIMINGS:
+            raise StateError(f"{where}.until must be one of {', '.join(effects.ALL_TIMINGS)}, got {e['until']!r}")
         owner = _int(e, "owner", where, 0, np_ - 1)
         from_round = _int(e, "from_round", where, 0, g.round + 1)
         data = e["data"]
@@ -464,6 +473,10 @@ def _read_effects(g: Game, raw: list[Any]) -> list[ActiveEffect]:
                 _int(data, name, f"{where}.data", 0, g.turn)
             elif name == "used":
                 _bool(data, name, f"{where}.data")
+            elif name == "resort":  # e.g. EXP-03-08-M02-03 Carbon Levy's target resort
+                _int(data, name, f"{where}.data", 0, g.num_resorts - 1)
+            elif name == "round":  # the round an END_OF_NEXT_ROUND effect was created in (RULINGS R39)
+                _int(data, name, f"{where}.data", 1, g.round)
         if key in card_index:
             per_card[key] = per_card.get(key, 0) + 1
             if per_card[key] > MAX_PLAYS:
@@ -505,7 +518,8 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
             allowed.add("gain")
         if kind in ("formalize", "convert") and phase == "pay" and "exchange" in pend:
             allowed |= {"gain", "exchange"}
-    _keys(pend, "state.pending", frozenset(allowed))
+    # "transfer": a cost component another player paid (EXP-03-08-M13, RULINGS R52)
+    _keys(pend, "state.pending", frozenset(allowed), frozenset(("transfer",)) if phase == "pay" else frozenset())
     if phase == "move_to":
         if kind != "move":
             raise StateError(f"state.pending.kind must be 'move' in phase 'move_to', got {kind!r}")
@@ -578,11 +592,27 @@ def _read_pending(g: Game, phase: str, pend: Any) -> None:
         if spec.target == NO_TARGET:
             if cell != -1 or target != -1:
                 raise StateError(f"state.pending: {spec.key} has no target")
+        elif spec.target == T_RESORT_TYPE:  # a resort as the target (e.g. EXP-03-08-M02-03)
+            if cell != -1 or g.layout.offset(TARGET_RESORT_BLOCK) + target not in play_targets(g, card, p):
+                raise StateError(f"state.pending: not a legal target of {spec.key}")
         elif (cell != -1) == wanted_players or action not in play_targets(g, card, p):
             raise StateError(f"state.pending: not a legal target of {spec.key}")
     res = Resolution(p, kind, cell, src, card, target)
     res.paid = paid
     res.options = options = g.payment_choices(g.effect_for(kind, cell, p, card, target))
+    if isinstance(pend, dict) and "transfer" in pend:  # e.g. EXP-03-08-M13 (RULINGS R52)
+        raw = pend["transfer"]
+        if not (isinstance(raw, list) and len(raw) == 3 and all(type(v) is int for v in raw)):
+            raise StateError("state.pending.transfer must be [player, resort, slot]")
+        res.transfer = (raw[0], raw[1], raw[2])
+        found = None
+        for ex in g.expansions:
+            found = ex.transfer_payments(g, res)
+            if found is not None:
+                break
+        if not found:
+            raise StateError("state.pending.transfer is not a transfer the pending effect allows")
+        res.options = options = found
     res.kind = phase
     g.stack = [res]
     supplement = phase == "pay" and kind == "convert" and isinstance(pend, dict) and "exchange" in pend

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..config import RulesConfig
 from . import exp01 as exp01
 from . import exp02 as exp02
+from . import exp03 as exp03
 from .base import Expansion
 from .measure_system import MeasureSystem
 from .measures import MeasureSpec, build_measures
@@ -27,7 +28,9 @@ def expansions_for(config: RulesConfig) -> tuple[Expansion, ...]:
         out.append(exp01.Exp01(config.exp01_edition))
     if config.exp02:
         out.append(exp02.Exp02())
+    if config.exp03:
+        out.append(exp03.Exp03())
     return tuple(out)
 
 
-__all__ = ["Expansion", "MeasureSpec", "build_measures", "exp01", "exp02", "expansions_for"]
+__all__ = ["Expansion", "MeasureSpec", "build_measures", "exp01", "exp02", "exp03", "expansions_for"]

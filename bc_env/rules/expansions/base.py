@@ -34,7 +34,8 @@ Hooks, and where the core calls them:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Block
@@ -87,9 +88,10 @@ class Expansion:
     hotspot_resolvers: dict[str, HotspotResolver] = {}
     #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
     action_blocks: tuple[Block, ...] = ()
-    #: What of the expansion's rules is still missing ("" = complete); ``Game.new`` refuses the configuration
-    #: with NotImplementedRuleError naming it while it is not empty.
-    incomplete: str = ""
+    #: What of its rule text is not implemented yet ("" = complete). While non-empty, ``Game.new`` and
+    #: ``Game.from_dict`` refuse a configuration with it (NotImplementedRuleError naming it), except inside
+    #: :func:`allow_incomplete` (tests that build an expansion section by section).
+    missing: str = ""
 
     def after_production(self, game: Game, cell: int, players: list[int], share: int) -> None:
         """A ResortTile at ``cell`` has just produced ``share`` Resources for each of ``players`` (CORE-01-06-11/14);
@@ -159,6 +161,22 @@ class Expansion:
         """Execute this expansion's parts of a ConvertResources, right after its gain (CORE-01-06-00-03: the
         whole effect at once)."""
 
+    def before_payment(self, game: Game, res: Resolution, effect: Effect) -> bool:
+        """A Political Action (or tile placement) is about to be paid: ask a decision before its payment options
+        are set (then True; the decision later sets ``res.options`` and calls ``game._advance_payment(res)``), e.g.
+        Intergenerational Pact's transfer (EXP-03-08-M13, RULINGS R52)."""
+        return False
+
+    def assisted_payments(self, game: Game, effect: Effect) -> list[tuple[int, ...]]:
+        """Payments of ``effect``'s actor that are possible only with another player's help (a transfer, RULINGS
+        R52); asked only when the actor cannot pay alone, so that such an action is legal."""
+        return []
+
+    def transfer_payments(self, game: Game, res: Resolution) -> list[tuple[int, ...]] | None:
+        """The actor's payment options of ``res`` after the transfer it records (``res.transfer``; a state being
+        loaded), or None when not this expansion's."""
+        return None
+
     def turn_end(self, game: Game) -> None:
         """The turn's Political Action has resolved (before the durations of the turn end)."""
 
@@ -184,4 +202,22 @@ class Expansion:
         return []
 
 
-__all__ = ["Expansion", "ExpansionState", "HotspotResolver"]
+_INCOMPLETE_OK = [False]
+
+
+@contextmanager
+def allow_incomplete() -> Iterator[None]:
+    """Test-only switch: games of expansions that are not complete yet (``Expansion.missing``) may be built."""
+    before = _INCOMPLETE_OK[0]
+    _INCOMPLETE_OK[0] = True
+    try:
+        yield
+    finally:
+        _INCOMPLETE_OK[0] = before
+
+
+def incomplete_allowed() -> bool:
+    return _INCOMPLETE_OK[0]
+
+
+__all__ = ["Expansion", "ExpansionState", "HotspotResolver", "allow_incomplete", "incomplete_allowed"]

@@ -471,6 +471,13 @@ def _labor_market_v13(game: Game, cell: int, p: int) -> None:
     if g.supply[p] + g.on_board[p] >= g.cap:  # RULINGS R12: creates nothing at the cap
         g.log("labor-market-capped", "RULINGS-R12", cell=cell, player=p)
         return
+    if (g.active_effects or g.modifier_sources) and g._suppressed(effects.Effect("hotspot", -1, cell), p):
+        return  # EXP-03-06-06/07, RULINGS R50/R51: generated Influence may be suppressed (or replaced)
+    labor_market_gain(g, cell, p)
+
+
+def labor_market_gain(game: Game, cell: int, p: int) -> None:
+    g = game
     g.supply[p] += 1  # EXP-01-02-C-04/07: gain 1 Influence (a new one, into the supply)
     g.created[p] += 1
     g.log("labor-market", "EXP-01-02-C-04", cell=cell, player=p)

@@ -26,6 +26,9 @@ from .measures import (
     PLAYABLE,
     PLAYER_TARGETS,
     RESOLVERS,
+    RESORT_TARGETS,
+    T_RESORT_TYPE,
+    TARGET_RESORT_BLOCK,
     target_cells,
     target_players,
 )
@@ -319,6 +322,9 @@ def play_targets(game: Game, k: int, p: int, first: bool = False) -> list[int]:
         return [-1] if g.payment_choices(g.effect_for("play", -1, p, k)) else []
     if spec.target in PLAYER_TARGETS:
         cands = [(lay.target_player + q, -1, q) for q in target_players(g, spec.target, p)]
+    elif spec.target == T_RESORT_TYPE:  # e.g. EXP-03-08-M02-03 (RULINGS R49/R53)
+        base = lay.offset(TARGET_RESORT_BLOCK)
+        cands = [(base + r, -1, r) for r in RESORT_TARGETS[spec.key](g, p)]
     else:
         cands = [(lay.target + c, c, -1) for c in target_cells(g, spec.target, p)]
     if not cands:
@@ -353,7 +359,10 @@ def begin_play(game: Game, p: int, k: int) -> None:
 
 def choose_target(game: Game, p: int, card: int, a: int) -> None:
     lay = game.layout
-    tile, target = (a - lay.target, -1) if a < lay.target_player else (-1, a - lay.target_player)
+    if game.measures[card].target == T_RESORT_TYPE:  # the resort travels as the target (e.g. EXP-03-08-M02-03)
+        tile, target = -1, a - lay.offset(TARGET_RESORT_BLOCK)
+    else:
+        tile, target = (a - lay.target, -1) if a < lay.target_player else (-1, a - lay.target_player)
     game._begin_effect(p, "play", tile, card=card, target=target)
 
 

@@ -30,6 +30,10 @@ T_OPPONENT = "opponent"  # any other player
 T_ANY_HOTSPOT = "any-hotspot"  # any Hotspot on the Board, resolved or not (RULINGS R49: EXP-02-08-M08)
 T_NON_START = "non-start"  # any Board tile but the Start Committee (RULINGS R49: EXP-02-08-M13)
 PLAYER_TARGETS = (T_PLAYER, T_OPPONENT)
+#: A resort (not a tile): EXP-03-08-M02 Carbon Levy (RULINGS R49/R53); the action is in the ``target-resort``
+#: block of the expansion that has such a card, the resort index travels as the effect's ``target``.
+T_RESORT_TYPE = "resort-type"
+TARGET_RESORT_BLOCK = "target-resort"
 
 #: The most MeasureCards a player may hold over all decks (EXP-01-06-03, EXP-01-06-03 (v1.3), RULINGS R20).
 HAND_LIMIT = 2
@@ -69,6 +73,8 @@ DECKS: dict[str, tuple[MeasureSpec, ...] | Callable[[RulesConfig], tuple[Measure
 #: Preconditions of cards without a target (RULINGS R49: playable only when their effect has something to act
 #: on), by card key: playable(game, player).
 PLAYABLE: dict[str, Callable[[Game, int], bool]] = {}
+#: The legal resort targets of a T_RESORT_TYPE card, by card key: (game, player) -> resort indices (ascending).
+RESORT_TARGETS: dict[str, Callable[[Game, int], list[int]]] = {}
 
 
 def build_measures(config: RulesConfig) -> tuple[MeasureSpec, ...]:
