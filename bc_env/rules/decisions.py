@@ -25,12 +25,15 @@ Expansions add theirs (``target``: ``expansions/measure_system.py``; ``exchange`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:
     from .game import Game
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions outside the compiled engine (tests/toy_expansion.py)
 class Frame:
     """One entry of the decision stack: a decision (``kind`` set) or a procedure (``kind`` None)."""
 
@@ -38,7 +41,7 @@ class Frame:
 
     #: The frame's name in the JSON state's ``stack`` (state.py); frames that can be written register it
     #: (:func:`register_frame`).
-    name: str = ""
+    name: ClassVar[str] = ""
 
     #: The name of the decision this frame asks for now (``None``: a procedure the run loop advances).
     kind: str | None = None
@@ -103,12 +106,11 @@ def _index(data: dict[str, Any], key: str, where: str, hi: int) -> int:
     return v
 
 
-@register_frame
 class PlaceTile(Frame):
     """Phase 1: place the drawn tile (CORE-01-04-02, -04..08; RULINGS R3)."""
 
     __slots__ = ()
-    kind = "place_tile"
+    kind: str | None = "place_tile"
     name = "place_tile"
 
     def to_json(self, game: Game) -> dict[str, Any]:
@@ -129,12 +131,11 @@ class PlaceTile(Frame):
         game._place_drawn_tile(action)  # replaces this decision by the Political Action
 
 
-@register_frame
 class Political(Frame):
     """Phase 2: exactly one Political Action (CORE-01-04-03, -09; RULINGS R7)."""
 
     __slots__ = ()
-    kind = "political"
+    kind: str | None = "political"
     name = "political"
 
     def to_json(self, game: Game) -> dict[str, Any]:
@@ -161,12 +162,11 @@ PLACE_TILE: tuple[PlaceTile, ...] = tuple(PlaceTile(p) for p in range(6))
 POLITICAL: tuple[Political, ...] = tuple(Political(p) for p in range(6))
 
 
-@register_frame
 class MoveTo(Frame):
     """The destination of a Move (CORE-01-04-12, RULINGS R10, docs/rulings.md BC-13)."""
 
     __slots__ = ("src",)
-    kind = "move_to"
+    kind: str | None = "move_to"
     name = "move_to"
 
     def to_json(self, game: Game) -> dict[str, Any]:
@@ -201,7 +201,6 @@ class MoveTo(Frame):
         return {"kind": self.kind, "owner": self.owner, "from": self.src}
 
 
-@register_frame
 class HotspotQueue(Frame):
     """The Hotspots one placement closed, resolved in order (CORE-01-06-02/03, RULINGS R5); resumes after
     any decision a resolution asks for."""
@@ -254,7 +253,6 @@ class HotspotQueue(Frame):
         return {"kind": None, "procedure": "hotspots", "cells": self.cells[self.next :]}
 
 
-@register_frame
 class Settlement(Frame):
     """Round Settlement (CORE-01-07-02/03): start, Resort Production per ResortTile in ascending cell order
     (docs/rulings.md BC-01), end. Resumes after any decision a step asks for."""
@@ -271,7 +269,9 @@ class Settlement(Frame):
             _index(data, "step", where, Settlement.END), _index(data, "next", where, len(game.resort_cells))
         )
 
-    START, PRODUCTION, END = range(3)
+    START: Final = 0
+    PRODUCTION: Final = 1
+    END: Final = 2
 
     def __init__(self, step: int = 0, next_: int = 0) -> None:
         self.owner = -1
@@ -300,7 +300,6 @@ class Settlement(Frame):
         return {"kind": None, "procedure": "settlement", "step": self.step, "next": self.next}
 
 
-@register_frame
 class AfterSettlement(Frame):
     """What follows a Round Settlement: the next round's first turn, or the end of the game (RULINGS R8)."""
 
@@ -411,3 +410,8 @@ class Resolution(Frame):
 __all__ = ["AfterSettlement", "Frame", "HotspotQueue", "MoveTo", "PLACE_TILE", "POLITICAL", "PlaceTile", "Political"]
 __all__ += ["Resolution"]
 __all__ += ["Settlement"]
+
+# Registered by calls, not by the class decorator: mypyc compiles a decorated class as a plain Python class, which
+# may not derive from the compiled Frame (a frame outside the compiled engine may use the decorator).
+for _frame in (PlaceTile, Political, MoveTo, HotspotQueue, Settlement, AfterSettlement):
+    register_frame(_frame)
