@@ -27,7 +27,9 @@ Hooks, and where the core calls them:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from ..actions import Block
 from ..components import TileAdder
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 HotspotResolver = Callable[["Game", int, int], None]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions outside the compiled engine (tests/toy_expansion.py)
 class Expansion:
     """Base class: every hook does nothing. Subclasses override what their rule text needs."""
 
@@ -50,7 +53,7 @@ class Expansion:
     #: Hotspots with their own text (``TileSpec.special``) and how they resolve.
     hotspot_resolvers: dict[str, HotspotResolver] = {}
     #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
-    action_blocks: tuple[Block, ...] = ()
+    action_blocks: ClassVar[tuple[Block, ...]] = ()
 
     def modifiers(self, game: Game, effect: Effect) -> Iterable[ActiveEffect]:
         """A modifier source: records that modify ``effect`` besides the durations in force (e.g. objects

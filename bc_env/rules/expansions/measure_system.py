@@ -35,7 +35,7 @@ class Target(Frame):
     """The target of a Measure (a tile or a player; docs/rulings.md BC-20), before its effect resolves."""
 
     __slots__ = ("card", "targets")
-    kind = "target"
+    kind: str | None = "target"
 
     def __init__(self, owner: int, card: int, targets: list[int]) -> None:
         self.owner = owner
