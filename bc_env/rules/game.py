@@ -104,6 +104,10 @@ def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
     return ((text.pay, rule, (1 << n_resorts) - 1),)
 
 
+#: The token of an empty Game (Game._blank and Game.clone fill in every slot).
+_BLANK = object()
+
+
 class Game:
     """A game of BALANCE // CONTROL. Create with :meth:`new` or :meth:`from_dict`."""
 
@@ -189,8 +193,9 @@ class Game:
     extra: bool
 
     # ------------------------------------------------------------------ construction
-    def __init__(self) -> None:  # use Game.new / Game.from_dict
-        raise TypeError("create a game with Game.new(config, seed) or Game.from_dict(data)")
+    def __init__(self, _blank: object = None) -> None:  # use Game.new / Game.from_dict
+        if _blank is not _BLANK:  # (a compiled class cannot be made by object.__new__: Game(_BLANK) instead)
+            raise TypeError("create a game with Game.new(config, seed) or Game.from_dict(data)")
 
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
@@ -199,7 +204,7 @@ class Game:
             raise NotImplementedRuleError(
                 f"{', '.join(names)} not implemented yet; the expansions land with their own issues"
             )
-        g = object.__new__(cls)
+        g = Game(_BLANK)
         g.config = config
         (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
          g.modifier_sources) = _shared(config)  # fmt: skip
@@ -397,7 +402,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (the shared immutable catalogue and layout are not copied)."""
-        g = object.__new__(Game)
+        g = Game(_BLANK)
         g.config = self.config
         g.topo = self.topo
         g.catalogue = self.catalogue
