@@ -40,6 +40,8 @@ from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:
     from .game import Game
 
@@ -130,6 +132,7 @@ class ActiveEffect:
         return ActiveEffect(self.id, self.owner, self.until, self.from_round, tuple(sorted(data.items())))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions outside the compiled engine (tests/toy_expansion.py)
 class Modifier:
     """What an active effect contributes to an effect's resolution. Override what applies."""
 
