@@ -2,7 +2,8 @@
 a C compiler are available, else the pure-Python engine (same sources, same behaviour; ``bc_env.rules.COMPILED``
 says which one runs). Everything else is in pyproject.toml.
 
-``BC_PURE_PYTHON=1 pip install ...`` skips the compilation. A compilation that fails (no C compiler, a module mypyc
+``BC_PURE_PYTHON=1 pip install ...`` skips the compilation (and removes the extensions that an earlier editable build
+left beside the sources). A compilation that fails (no C compiler, a module mypyc
 rejects) prints a warning and installs the pure-Python engine: the package always installs.
 """
 
@@ -32,6 +33,15 @@ def _warn(message: str) -> None:
     print(f"balance-control build: {message}; installing the pure-Python engine", file=sys.stderr)
 
 
+def remove_inplace_extensions() -> None:
+    """The extensions an earlier compiled editable install left beside the sources (they would be imported)."""
+    suffixes = (".so", ".pyd")
+    found = glob.glob("bc_env/rules/**/*.*", recursive=True) + glob.glob(f"{GROUP}__mypyc*")
+    for path in sorted(p for p in found if p.endswith(suffixes)):
+        print(f"balance-control build: removing {path}", file=sys.stderr)
+        os.remove(path)
+
+
 def engine_modules() -> list[str]:
     """Every module under bc_env/rules (modules added later are compiled too), minus NOT_COMPILED."""
     paths = sorted(glob.glob("bc_env/rules/**/*.py", recursive=True))
@@ -39,10 +49,11 @@ def engine_modules() -> list[str]:
 
 
 def compiled_extensions() -> list:  # type: ignore[type-arg]
+    if not BUILD_COMMANDS.intersection(sys.argv[1:]):
+        return []
     if os.environ.get("BC_PURE_PYTHON", "").strip() not in ("", "0"):
         print("balance-control build: BC_PURE_PYTHON is set; installing the pure-Python engine", file=sys.stderr)
-        return []
-    if not BUILD_COMMANDS.intersection(sys.argv[1:]):
+        remove_inplace_extensions()
         return []
     try:
         from mypyc.build import mypycify
