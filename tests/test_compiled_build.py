@@ -20,7 +20,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from differential import game_digest  # noqa: E402
 
-needs_compiled = pytest.mark.skipif(not bc_env.rules.COMPILED, reason="the compiled engine is not installed")
+needs_compiled = pytest.mark.skipif(
+    not bc_env.rules.COMPILED, reason="the compiled engine is not running (not built, or BC_PURE_PYTHON is set)"
+)
 
 
 def _run(code: str, pure: bool) -> str:
