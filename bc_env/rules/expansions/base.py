@@ -49,7 +49,7 @@ class Expansion:
     """Base class: every hook does nothing. Subclasses override what their rule text needs."""
 
     #: The expansion's name (``"EXP-01"``), or ``"measures"`` for the shared Measure system.
-    name: str = ""
+    name: ClassVar[str] = ""
     #: Hotspots with their own text (``TileSpec.special``) and how they resolve.
     hotspot_resolvers: dict[str, HotspotResolver] = {}
     #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
