@@ -20,6 +20,10 @@ from setuptools.command.build_ext import build_ext
 NOT_COMPILED = {
     "bc_env/rules/errors.py": "exception classes deriving from builtin ValueError / NotImplementedError "
     "(mypyc: inheriting from most builtin types is unimplemented); never on a hot path",
+    "bc_env/rules/config.py": "RulesConfig(...) checks its arguments itself and names the field (ConfigError); as a "
+    "compiled dataclass its typed fields would reject a wrong type first with a bare TypeError",
+    "bc_env/rules/replay.py": "replay() checks the JSON actions itself (IllegalActionError naming the action); "
+    "compiled, its list[int | str] annotation would reject a float or null first with a bare TypeError",
 }
 
 #: The shared library that holds the compiled modules: a top-level module bc_env_rules__mypyc.
