@@ -29,7 +29,7 @@ from __future__ import annotations
 import operator
 from bisect import bisect_left, insort
 from collections import OrderedDict
-from typing import Any
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -263,7 +263,7 @@ class Game:
         return g
 
     @classmethod
-    def new(cls, config: RulesConfig | str, seed: int) -> Game:
+    def new(cls, config: RulesConfig | str, seed: object) -> Game:  # object: checked below (compiled, True would be 1)
         """Set up a new game (CORE-01-03) and draw the start player's first tile."""
         config = RulesConfig.resolve(config)
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -338,11 +338,11 @@ class Game:
         mask[legal] = True
         return mask
 
-    def action_to_string(self, action: int) -> str:
+    def action_to_string(self, action: SupportsIndex) -> str:
         """The canonical string of ``action`` (any action of the layout, legal or not)."""
         return self.layout.to_string(action)
 
-    def string_to_action(self, text: str) -> int:
+    def string_to_action(self, text: object) -> int:  # object: parse checks it (a compiled str would not)
         return self.layout.parse(text)
 
     def returns(self) -> list[float]:
@@ -365,7 +365,7 @@ class Game:
             self._winners = [p for p in range(self.num_players) if self.on_board[p] == best]
         return list(self._winners)
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: SupportsIndex) -> None:  # a protocol: compiled, no type check before the engine's
         """Apply one legal action. An illegal or malformed action raises and changes nothing."""
         if isinstance(action, bool):
             raise IllegalActionError(f"an action must be an integer, got {action!r}")
@@ -469,7 +469,7 @@ class Game:
         return game_to_dict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Game:
+    def from_dict(cls, data: Any) -> Game:  # Any: game_from_dict checks it (a compiled dict would not)
         from .state import game_from_dict
 
         return game_from_dict(data)
