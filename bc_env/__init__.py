@@ -7,6 +7,10 @@ Gymnasium.
 
 from typing import Any
 
+from . import _build
+
+_build.select()  # the compiled or the pure-Python engine (bc_env/_build.py), before anything imports it
+
 __version__ = "0.1.0"
 
 

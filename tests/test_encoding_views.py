@@ -5,12 +5,15 @@ registered for the toy expansion's game (tests/toy_expansion.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from exp01_support import Scenario, act
 from test_expansion_interface import _storm
 from toy_expansion import toy_game
 
 from bc_env.encoding.observation import Encoder, encoder_version
 from bc_env.encoding.views import EXPANSION_VIEWS, ExpansionView
+
+pytestmark = pytest.mark.pure_engine  # the toy expansion patches game.expansions_for (tests/conftest.py)
 
 
 class MarkView(ExpansionView):

@@ -10,6 +10,9 @@ from toy_expansion import ToyChoice, toy_game
 from bc_env.rules import Game, RulesConfig, StateError
 from bc_env.rules.components import RESORT
 
+# toy_game patches game.expansions_for, which the compiled engine calls directly (tests/conftest.py).
+pytestmark = pytest.mark.pure_engine
+
 
 def _formalize_scenario(**resources: int) -> Scenario:
     sc = Scenario("exp01-4p")

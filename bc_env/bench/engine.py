@@ -13,7 +13,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from ..rules import Game, RulesConfig
+from ..rules import COMPILED, Game, RulesConfig
 
 
 @dataclass
@@ -56,9 +56,14 @@ def bench_preset(preset: str, seconds: float, seed: int = 0) -> BenchResult:
     return BenchResult(preset, games, decisions, time.process_time() - start, time.perf_counter() - wall)
 
 
+def build_name() -> str:
+    return "compiled (mypyc)" if COMPILED else "pure Python"
+
+
 def run(presets: list[str], seconds: float) -> list[BenchResult]:
     print(f"engine benchmark: random legal play, one core, {seconds:g} s of CPU time per preset")
     print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor() or 'cpu'})")
+    print(f"engine build: {build_name()} (bc_env.rules.COMPILED = {COMPILED})")
     print("| preset | games | decisions/game | games/s (CPU) | decisions/s (CPU) | decisions/s (wall) |")
     print("|---|---|---|---|---|---|")
     results = []

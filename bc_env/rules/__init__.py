@@ -1,4 +1,4 @@
-"""The BALANCE // CONTROL rules engine (pure Python + NumPy).
+"""The BALANCE // CONTROL rules engine (Python + NumPy; compiled to C extensions by mypyc where the install could).
 
 Public API::
 
@@ -15,7 +15,12 @@ from .errors import BalanceControlError, ConfigError, IllegalActionError, NotImp
 from .game import Game
 from .replay import load_replay, record, replay, save_replay
 
+#: Whether the engine runs as the mypyc-compiled build (C extensions, made by ``pip install`` where a C compiler is
+#: present) or as pure Python (``BC_PURE_PYTHON=1``, or no compiled build). Both behave identically.
+COMPILED: bool = not __file__.endswith(".py")  # this module is compiled with all the others, or none is
+
 __all__ = [
+    "COMPILED",
     "ActionLayout",
     "BalanceControlError",
     "ConfigError",

@@ -41,7 +41,7 @@ from __future__ import annotations
 import operator
 import re
 from bisect import bisect_right
-from typing import NamedTuple
+from typing import NamedTuple, SupportsIndex
 
 from .errors import IllegalActionError
 from .topology import Topology
@@ -148,7 +148,7 @@ class ActionLayout:
     def cell_action(self, kind: int, cell: int) -> int:
         return kind * self.n + cell
 
-    def _locate(self, action: int) -> tuple[Block, int]:
+    def _locate(self, action: SupportsIndex) -> tuple[Block, int]:  # a protocol: compiled, True stays a bool
         if isinstance(action, bool):
             raise IllegalActionError(f"an action must be an integer, got {action!r}")
         try:
@@ -160,7 +160,7 @@ class ActionLayout:
         start, block = self._starts[bisect_right(self._first, a) - 1]
         return block, a - start
 
-    def decode(self, action: int) -> Decoded:
+    def decode(self, action: SupportsIndex) -> Decoded:
         """The block and argument of ``action`` (``decode(a).verb`` is the verb of its string)."""
         block, i = self._locate(action)
         if block.arg == CELL:
@@ -173,7 +173,7 @@ class ActionLayout:
             return Decoded(block.name, player=i)
         return Decoded(block.name)
 
-    def to_string(self, action: int) -> str:
+    def to_string(self, action: SupportsIndex) -> str:
         block, i = self._locate(action)
         if block.arg == CELL:
             return f"{block.name} {self.topo.label(i)}"
@@ -185,7 +185,7 @@ class ActionLayout:
             return f"{block.name} P{i}"
         return block.name
 
-    def parse(self, text: str) -> int:
+    def parse(self, text: object) -> int:  # object: checked below (compiled, a str annotation would raise first)
         if not isinstance(text, str):
             raise IllegalActionError(f"an action string must be a str, got {type(text).__name__}")
         words = text.split(" ")

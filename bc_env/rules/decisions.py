@@ -25,7 +25,9 @@ Expansions add theirs (``target``: ``expansions/measure_system.py``; ``exchange`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from mypy_extensions import mypyc_attr
 
 #: The decision kinds of the JSON state's ``phase`` (schema v1): the core game's, then those of the Measure
 #: system and EXP-01 (``target``, ``exchange``). A later expansion's decisions are written with the stack.
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions outside the compiled engine (tests/toy_expansion.py)
 class Frame:
     """One entry of the decision stack: a decision (``kind`` set) or a procedure (``kind`` None)."""
 
@@ -42,7 +45,7 @@ class Frame:
 
     #: The frame's name in the JSON state's ``stack`` (state.py); frames that can be written register it
     #: (:func:`register_frame`).
-    name: str = ""
+    name: ClassVar[str] = ""
 
     #: The name of the decision this frame asks for now (``None``: a procedure the run loop advances).
     kind: str | None = None
@@ -107,12 +110,11 @@ def _index(data: dict[str, Any], key: str, where: str, hi: int) -> int:
     return v
 
 
-@register_frame
 class PlaceTile(Frame):
     """Phase 1: place the drawn tile (CORE-01-04-02, -04..08; RULINGS R3)."""
 
     __slots__ = ()
-    kind = "place_tile"
+    kind: str | None = "place_tile"
     name = "place_tile"
 
     def to_json(self, game: Game) -> dict[str, Any]:
@@ -135,12 +137,11 @@ class PlaceTile(Frame):
         game._place_tile_choice(self.owner, action)  # then the Political Action
 
 
-@register_frame
 class Political(Frame):
     """Phase 2: exactly one Political Action (CORE-01-04-03, -09; RULINGS R7)."""
 
     __slots__ = ()
-    kind = "political"
+    kind: str | None = "political"
     name = "political"
 
     def to_json(self, game: Game) -> dict[str, Any]:
@@ -167,12 +168,11 @@ PLACE_TILE: tuple[PlaceTile, ...] = tuple(PlaceTile(p) for p in range(6))
 POLITICAL: tuple[Political, ...] = tuple(Political(p) for p in range(6))
 
 
-@register_frame
 class MoveTo(Frame):
     """The destination of a Move (CORE-01-04-12, RULINGS R10, docs/rulings.md BC-13)."""
 
     __slots__ = ("src",)
-    kind = "move_to"
+    kind: str | None = "move_to"
     name = "move_to"
 
     def to_json(self, game: Game) -> dict[str, Any]:
@@ -207,7 +207,6 @@ class MoveTo(Frame):
         return {"kind": self.kind, "owner": self.owner, "from": self.src}
 
 
-@register_frame
 class HotspotQueue(Frame):
     """The Hotspots one placement closed, resolved in order (CORE-01-06-02/03, RULINGS R5); resumes after
     any decision a resolution asks for."""
@@ -269,7 +268,6 @@ class HotspotQueue(Frame):
         return {"kind": None, "procedure": "hotspots", "cells": self.cells[self.next :]}
 
 
-@register_frame
 class Settlement(Frame):
     """Round Settlement (CORE-01-07-02/03): start, Resort Production per ResortTile in ascending cell order
     (docs/rulings.md BC-01), end. Resumes after any decision a step asks for."""
@@ -286,7 +284,9 @@ class Settlement(Frame):
             _index(data, "step", where, Settlement.END), _index(data, "next", where, len(game.resort_cells))
         )
 
-    START, PRODUCTION, END = range(3)
+    START: Final = 0
+    PRODUCTION: Final = 1
+    END: Final = 2
 
     def __init__(self, step: int = 0, next_: int = 0) -> None:
         self.owner = -1
@@ -315,7 +315,6 @@ class Settlement(Frame):
         return {"kind": None, "procedure": "settlement", "step": self.step, "next": self.next}
 
 
-@register_frame
 class AfterSettlement(Frame):
     """What follows a Round Settlement: the next round's first turn, or the end of the game (RULINGS R8)."""
 
@@ -348,6 +347,7 @@ class AfterSettlement(Frame):
         return {"kind": None, "procedure": "after-settlement", "final": self.final}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # EXP-02's RegulationPayment (expansions/exp02.py, not compiled)
 class Resolution(Frame):
     """One Political Action's effect while it is being decided: the record of its resolution (ContextTile, card,
     target, payment options, the Resources paid so far, the gain ...) and the decision it waits for (``kind``:
@@ -358,6 +358,8 @@ class Resolution(Frame):
         "kind", "effect", "tile", "src", "card", "target", "paid", "options", "gains", "gain",
         "exchanges", "supplemented", "exchange", "supplements", "supplement", "transfer",
     )  # fmt: skip
+    #: The name of its payment decision: ``pay`` (schema v1), or an expansion's own (written with the stack).
+    pay_kind: ClassVar[str] = "pay"
 
     def __init__(self, owner: int, effect: str, tile: int, src: int = -1, card: int = -1, target: int = -1) -> None:
         self.owner = owner
@@ -430,3 +432,8 @@ class Resolution(Frame):
 __all__ = ["AfterSettlement", "Frame", "HotspotQueue", "MoveTo", "PLACE_TILE", "POLITICAL", "PlaceTile", "Political"]
 __all__ += ["Resolution"]
 __all__ += ["Settlement"]
+
+# Registered by calls, not by the class decorator: mypyc compiles a decorated class as a plain Python class, which
+# may not derive from the compiled Frame (a frame outside the compiled engine may use the decorator).
+for _frame in (PlaceTile, Political, MoveTo, HotspotQueue, Settlement, AfterSettlement):
+    register_frame(_frame)

@@ -38,7 +38,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:
     from .game import Game
@@ -140,21 +142,22 @@ class ActiveEffect:
         return ActiveEffect(self.id, self.owner, self.until, self.from_round, tuple(sorted(data.items())))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions outside the compiled engine (tests/toy_expansion.py)
 class Modifier:
     """What an active effect contributes to an effect's resolution. Override what applies."""
 
     #: The effect kinds this handler can touch; other effects never collect it.
-    kinds: frozenset[str] = frozenset()
+    kinds: ClassVar[frozenset[str]] = frozenset()
     #: Whether, for political kinds, the answer depends on the ContextTile or the targeted player (else one
     #: check per decision serves every tile / target).
-    tile_sensitive: bool = False
+    tile_sensitive: ClassVar[bool] = False
     #: The keys an ActiveEffect of this handler may carry in its data (checked when a state is loaded): ``cell``
     #: (a Board cell), ``target`` / ``player`` (a player), ``turn`` (a past turn), ``used`` (a usage flag).
-    data_keys: frozenset[str] = frozenset()
+    data_keys: ClassVar[frozenset[str]] = frozenset()
     #: Where the extra cost slots it adds come from (``SOURCES``): exemptions name a source (e.g. a Climate
     #: exemption waives "climate" slots only, RULINGS R55), and "imposed by a Measure" (EXP-01-08-M10-05) means
     #: the sources in ``MEASURE_SOURCES``.
-    source: str = "rule"
+    source: ClassVar[str] = "rule"
 
     def prohibits(self, game: Game, active: ActiveEffect, effect: Effect) -> bool:
         return False

@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 from bisect import bisect_left, insort
 from collections import OrderedDict
-from typing import Any
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -98,6 +98,10 @@ def _shared(config: RulesConfig) -> _Shared:
 def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
     rule = {"same": effects.SAME, "distinct": effects.DISTINCT, "any": effects.ANY}[text.pay_rule]
     return ((text.pay, rule, (1 << n_resorts) - 1),)
+
+
+#: The token of an empty Game (Game._blank and Game.clone fill in every slot).
+_BLANK = object()
 
 
 class Game:
@@ -175,12 +179,13 @@ class Game:
     ext: dict[str, ExpansionState]
 
     # ------------------------------------------------------------------ construction
-    def __init__(self) -> None:  # use Game.new / Game.from_dict
-        raise TypeError("create a game with Game.new(config, seed) or Game.from_dict(data)")
+    def __init__(self, _blank: object = None) -> None:  # use Game.new / Game.from_dict
+        if _blank is not _BLANK:  # (a compiled class cannot be made by object.__new__: Game(_BLANK) instead)
+            raise TypeError("create a game with Game.new(config, seed) or Game.from_dict(data)")
 
     @classmethod
     def _blank(cls, config: RulesConfig) -> Game:
-        g = object.__new__(cls)
+        g = Game(_BLANK)
         g.config = config
         (g.topo, g.catalogue, g.layout, g.measures, g.decks, g.expansions, g.hotspot_resolvers,
          g.modifier_sources) = _shared(config)  # fmt: skip
@@ -234,7 +239,7 @@ class Game:
         return g
 
     @classmethod
-    def new(cls, config: RulesConfig | str, seed: int) -> Game:
+    def new(cls, config: RulesConfig | str, seed: object) -> Game:  # object: checked below (compiled, True would be 1)
         """Set up a new game (CORE-01-03) and draw the start player's first tile."""
         config = RulesConfig.resolve(config)
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -309,11 +314,11 @@ class Game:
         mask[legal] = True
         return mask
 
-    def action_to_string(self, action: int) -> str:
+    def action_to_string(self, action: SupportsIndex) -> str:
         """The canonical string of ``action`` (any action of the layout, legal or not)."""
         return self.layout.to_string(action)
 
-    def string_to_action(self, text: str) -> int:
+    def string_to_action(self, text: object) -> int:  # object: parse checks it (a compiled str would not)
         return self.layout.parse(text)
 
     def returns(self) -> list[float]:
@@ -336,7 +341,7 @@ class Game:
             self._winners = [p for p in range(self.num_players) if self.on_board[p] == best]
         return list(self._winners)
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: SupportsIndex) -> None:  # a protocol: compiled, no type check before the engine's
         """Apply one legal action. An illegal or malformed action raises and changes nothing."""
         if isinstance(action, bool):
             raise IllegalActionError(f"an action must be an integer, got {action!r}")
@@ -373,7 +378,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (the shared immutable catalogue and layout are not copied)."""
-        g = object.__new__(Game)
+        g = Game(_BLANK)
         g.config = self.config
         g.topo = self.topo
         g.catalogue = self.catalogue
@@ -431,7 +436,7 @@ class Game:
         return game_to_dict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Game:
+    def from_dict(cls, data: Any) -> Game:  # Any: game_from_dict checks it (a compiled dict would not)
         from .state import game_from_dict
 
         return game_from_dict(data)
@@ -596,7 +601,7 @@ class Game:
             if options is not None:
                 return options
         lay = self.layout
-        if res.kind == "pay":
+        if res.kind == res.pay_kind:
             return [lay.pay + r for r in effects.next_choices(res.options, res.paid)]
         return [lay.gain + r for r in res.gains]  # "gain"
 
@@ -930,7 +935,7 @@ class Game:
             if ex.resolution_choice(self, res, a):
                 return
         lay = self.layout
-        if res.kind == "pay":
+        if res.kind == res.pay_kind:
             res.paid.append(a - lay.pay)
             self._advance_payment(res)
         else:  # "gain"
@@ -943,7 +948,7 @@ class Game:
         while True:
             nxt = effects.next_choices(options, paid)
             if len(nxt) > 1:
-                res.kind = "pay"
+                res.kind = res.pay_kind
                 return
             if not nxt:  # paid is a complete payment
                 break

@@ -36,7 +36,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from ..actions import Block
 from ..components import TileAdder
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
 HotspotResolver = Callable[["Game", int, int], None]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions' states outside the compiled engine (the toy)
 class ExpansionState:
     """One expansion's per-game state (zones, markers, flags), in ``game.ext[name]``.
 
@@ -59,7 +62,7 @@ class ExpansionState:
     :meth:`Expansion.tile_placed` while a state is loaded, and not written)."""
 
     __slots__ = ()
-    key: str = ""
+    key: ClassVar[str] = ""  # a ClassVar: read by the compiled engine from interpreted subclasses
 
     def clone(self) -> ExpansionState:
         """An independent copy (``Game.clone``)."""
@@ -79,19 +82,20 @@ class ExpansionState:
         return []
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # expansions outside the compiled engine (tests/toy_expansion.py)
 class Expansion:
     """Base class: every hook does nothing. Subclasses override what their rule text needs."""
 
     #: The expansion's name (``"EXP-01"``), or ``"measures"`` for the shared Measure system.
-    name: str = ""
+    name: ClassVar[str] = ""
     #: Hotspots with their own text (``TileSpec.special``) and how they resolve.
     hotspot_resolvers: dict[str, HotspotResolver] = {}
     #: The action blocks it adds to the layout, after the core blocks (actions.py; named, sized by argument).
-    action_blocks: tuple[Block, ...] = ()
+    action_blocks: ClassVar[tuple[Block, ...]] = ()
     #: What of its rule text is not implemented yet ("" = complete). While non-empty, ``Game.new`` and
     #: ``Game.from_dict`` refuse a configuration with it (NotImplementedRuleError naming it), except inside
     #: :func:`allow_incomplete` (tests that build an expansion section by section).
-    missing: str = ""
+    missing: ClassVar[str] = ""
 
     def after_production(self, game: Game, cell: int, players: list[int], share: int) -> None:
         """A ResortTile at ``cell`` has just produced ``share`` Resources for each of ``players`` (CORE-01-06-11/14);

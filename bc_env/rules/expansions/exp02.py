@@ -37,7 +37,7 @@ only timing windows are the card durations (EXP-02-07-02/03, RULINGS R39); no ca
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import effects
 from ..actions import CELL, NONE, Block
@@ -432,7 +432,6 @@ def _type_action(game: Game, t: int, cell: int) -> int:
     return game.layout.offset(TYPE_NAMES[t]) + cell
 
 
-@register_frame
 class RegulationChoice(Frame):
     """A decision about Regulations, by ``owner`` (who may not be the active player, RULINGS R23): which
     Regulation to place where, which to move or remove, where to move it, or an Inner Order leader's option.
@@ -543,14 +542,16 @@ class RegulationChoice(Frame):
         return RegulationChoice(owner, m, rule, TYPE_NAMES.index(rtype) if rtype is not None else -1, src)
 
 
-@register_frame
+register_frame(RegulationChoice)
+
+
 class ProductionTax(Frame):
     """RULINGS R28's option, docs/rulings.md BC-42: a recipient of a surcharged production pays ``count`` Resources
     of any resort (one ``pay`` decision per Resource where there is a choice, BC-05; the share just received may
     pay) or declines and returns its ``share`` to the Bank (the production yields nothing for it)."""
 
     __slots__ = ("cell", "resort", "share", "count", "paid")
-    kind = "production-tax"
+    kind: str | None = "production-tax"
     name = "production-tax"
 
     def __init__(self, owner: int, cell: int, resort: int, share: int, count: int, paid: list[int] | None = None):
@@ -634,7 +635,9 @@ class ProductionTax(Frame):
         return frame
 
 
-@register_frame
+register_frame(ProductionTax)
+
+
 class CompetenceConflict(Frame):
     """EXP-02-08-M05-03, RULINGS R30: after its owner's AA activation has resolved, an Administration onto the
     Authority Apparatus (the card overrides EXP-02-02-B-06), paying the normal placement cost (EXP-02-04-A-06;
@@ -674,27 +677,22 @@ class CompetenceConflict(Frame):
         return CompetenceConflict(owner)
 
 
-@register_frame
+register_frame(CompetenceConflict)
+
+
 class RegulationPayment(Resolution):
     """The payment of an Authority Apparatus activation (``src``: PICK_MOVE / PICK_REMOVE) or of an Inner Order
     option (``io-place`` / ``io-move``, paid by the leader, who may not be the active player: R23). A ``pay``
     decision of the core pipeline (BC-05) named ``regulation-pay``, so that the JSON state keeps it, with its
     owner, in its ``stack``."""
 
-    __slots__ = ("_kind",)
+    __slots__ = ()
     name = "regulation-payment"
-
-    @property
-    def kind(self) -> str | None:
-        return "regulation-pay" if self._kind == "pay" else self._kind
-
-    @kind.setter
-    def kind(self, value: str | None) -> None:
-        self._kind = value
+    pay_kind: ClassVar[str] = "regulation-pay"
 
     def copy(self) -> Frame:
         r = RegulationPayment(self.owner, self.effect, self.tile, self.src)
-        r._kind = self._kind
+        r.kind = self.kind
         r.paid = self.paid[:]
         r.options = self.options
         return r
@@ -733,8 +731,11 @@ class RegulationPayment(Resolution):
         res.paid = [resorts.index(r) for r in paid]
         if len(effects.next_choices(res.options, res.paid)) < 2:
             raise StateError(f"{where}: the payment so far leaves no choice (it completes by itself, BC-05)")
-        res._kind = "pay"
+        res.kind = res.pay_kind
         return res
+
+
+register_frame(RegulationPayment)
 
 
 def begin_payment(game: Game, p: int, kind: str, cell: int, mode: int = -1) -> None:
@@ -1225,7 +1226,6 @@ class Exp02(Expansion):
             game.stack.append(SettlementRegulations(len(todo)))
 
 
-@register_frame
 class SettlementRegulations(Frame):
     """RULINGS R44: the De-escalation and Loss of Control effects in force, one at a time in play order, at the
     start of the Round Settlement; resumes after a decision one of them asks for (Deployment Order's move, R31).
@@ -1266,6 +1266,9 @@ class SettlementRegulations(Frame):
         if isinstance(left, bool) or not isinstance(left, int) or not 0 <= left <= n:
             raise StateError(f"{where}.left must be an integer 0..{n}, got {left!r}")
         return SettlementRegulations(left)
+
+
+register_frame(SettlementRegulations)
 
 
 def _settlement_effect(game: Game, active: ActiveEffect) -> None:

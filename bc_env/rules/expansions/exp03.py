@@ -346,13 +346,12 @@ def replacement_options(game: Game, player: int) -> list[int]:
     return [r for r in sorted((inf, clm)) if game.res[player * game.num_resorts + r] >= 1]
 
 
-@register_frame
 class Replacement(Frame):
     """Greenwashing's replacement (EXP-03-08-M05-05/06): the affected ``owner`` pays 1 CLM or 1 INF (``pay``) and
     the Influence is generated normally, or declines (``decline``) and none is."""
 
     __slots__ = ("effect", "cell")
-    kind = "replacement"
+    kind: str | None = "replacement"
     name = "greenwashing-replacement"
 
     def __init__(self, owner: int, effect: str, cell: int) -> None:
@@ -408,6 +407,9 @@ class Replacement(Frame):
         if effect == "hotspot" and not special and game.supply[owner] <= 0:
             raise StateError(f"{where}: the owner has no Influence in supply to place (CORE-01-06-07)")
         return Replacement(owner, effect, cell)
+
+
+register_frame(Replacement)
 
 
 class IntergenerationalPact(_Card):
@@ -688,7 +690,6 @@ def transfers(game: Game, effect: Effect) -> dict[int, dict[int, int]]:
     return out
 
 
-@register_frame
 class Transfer(Frame):
     """Intergenerational Pact's decisions before a payment (EXP-03-08-M13-04..07, RULINGS R52, R23): the owner
     names the player who pays one additional component (``target-player``) or declines (``decline``, only when
@@ -696,7 +697,7 @@ class Transfer(Frame):
     being paid travels with the frame (kind, ContextTile, Move source, card, target)."""
 
     __slots__ = ("actor", "effect", "tile", "src", "card", "target", "payer")
-    kind = "transfer"
+    kind: str | None = "transfer"
     name = "pact-transfer"
 
     def __init__(self, actor: int, effect: str, tile: int, src: int, card: int, target: int, payer: int = -1) -> None:
@@ -779,8 +780,9 @@ class Transfer(Frame):
         actor, payer, target = data.get("actor"), data.get("payer"), data.get("target")
         card = next((k for k, m in enumerate(game.measures) if m.key == data.get("card")), -1)
         tile, src = cell("tile"), cell("from")
-        ok = type(actor) is int and 0 <= actor < game.num_players and data.get("effect") in (
-            *POLITICAL_KINDS, PLACE_TILE_KIND) and tile >= -1 and src >= -1  # fmt: skip
+        effect_kind = data.get("effect")
+        known_kind = effect_kind in POLITICAL_KINDS or effect_kind == PLACE_TILE_KIND
+        ok = type(actor) is int and 0 <= actor < game.num_players and known_kind and tile >= -1 and src >= -1
         ok = ok and (payer is None or (type(payer) is int and 0 <= payer < game.num_players and payer != actor))
         ok = ok and (target is None or type(target) is int) and (card >= 0) == (data.get("card") is not None)
         if not ok or not isinstance(actor, int):
@@ -791,6 +793,9 @@ class Transfer(Frame):
         if not options or (frame.payer >= 0 and len(options.get(frame.payer, {})) < 2):
             raise StateError(f"{where}: no transfer is possible here (EXP-03-08-M13, RULINGS R52)")
         return frame
+
+
+register_frame(Transfer)
 
 
 # ---------------------------------------------------------------------------- the expansion (base.Expansion)

@@ -46,7 +46,7 @@ class Target(Frame):
     """The target of a Measure (a tile or a player; docs/rulings.md BC-20), before its effect resolves."""
 
     __slots__ = ("card", "targets")
-    kind = "target"
+    kind: str | None = "target"
 
     def __init__(self, owner: int, card: int, targets: list[int]) -> None:
         self.owner = owner
@@ -83,7 +83,7 @@ class MeasureZones(ExpansionState):
         self.extra = False  # v1.3: the additional Political Action after PlayMeasure (EXP-01-06-05 (v1.3))
 
     def clone(self) -> MeasureZones:
-        z = MeasureZones.__new__(MeasureZones)
+        z = MeasureZones(0, 0, 0)  # (a compiled class cannot be made by __new__ alone)
         z.draw = [d[:] for d in self.draw]
         z.open = [d[:] for d in self.open]
         z.recycle = [d[:] for d in self.recycle]
