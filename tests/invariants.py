@@ -71,7 +71,9 @@ EXP02_PRESETS = ("exp02-2p", "exp02-4p", "exp02-6p", "exp0102-4p")
 #: Presets whose invariant run is another module's (this harness checks CORE-01 and EXP-01 only):
 #: tests/test_exp02_invariants.py and tests/test_exp03_invariants.py.
 EXP03_PRESETS = ("exp03-2p", "exp03-4p", "exp03-6p", "exp0103-4p")
-OTHER_HARNESS_PRESETS = EXP02_PRESETS + EXP03_PRESETS
+#: EXP-02 and EXP-03 together (tests/test_exp02_invariants.py and tests/test_exp03_invariants.py).
+COMBINED_PRESETS = ("exp0203-4p", "all-4p", "all-6p")
+OTHER_HARNESS_PRESETS = EXP02_PRESETS + EXP03_PRESETS + COMBINED_PRESETS
 
 #: Events of a Political Action (CORE-01-04-09, RULINGS R7; EXP-01-06-01 adds TakeMeasure and PlayMeasure).
 POLITICAL = frozenset(

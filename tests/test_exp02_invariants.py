@@ -18,7 +18,7 @@ from bc_env.rules import Game, IllegalActionError
 from bc_env.rules.expansions.exp02 import attachable
 
 GAMES = int(os.environ.get("BC_EXP02_GAMES", "6"))
-PRESETS = ("exp02-2p", "exp02-4p", "exp02-6p", "exp0102-4p")
+PRESETS = ("exp02-2p", "exp02-4p", "exp02-6p", "exp0102-4p", "exp0203-4p", "all-4p", "all-6p")
 
 
 def _check(g: Game) -> None:

@@ -20,6 +20,9 @@ CONFIGS = [  # the presets exp03-2p, exp03-4p, exp03-6p, exp0103-4p and more
     RulesConfig(players=4, exp01=True, exp03=True),
     RulesConfig(players=4, exp01=True, exp01_edition="v1.3", exp03=True),
     RulesConfig(players=6, exp01=True, exp03=True),
+    RulesConfig.preset("exp0203-4p"),
+    RulesConfig.preset("all-4p"),
+    RulesConfig.preset("all-6p"),
 ]
 
 

@@ -431,6 +431,16 @@ SPECS: list[Spec] = [
         "exp0103-4p (9x9 table) after 80 actions of a fixed choice rule from Game.new(seed=6): both decks",
         _seeded("exp0103-4p", 6, 80, table_size=9),
     ),
+    Spec(
+        "midgame_exp0203_4p",
+        "exp0203-4p (9x9 table) after 60 actions of a fixed choice rule from Game.new(seed=3): SEC, CLM, two decks",
+        _seeded("exp0203-4p", 3, 60, table_size=9),
+    ),
+    Spec(
+        "midgame_all_4p",
+        "all-4p (9x9 table) after 60 actions of a fixed choice rule from Game.new(seed=5): all 40 Measures",
+        _seeded("all-4p", 5, 60, table_size=9),
+    ),
 ]
 
 
