@@ -119,9 +119,16 @@ def play_out(game: Game, rng: random.Random) -> None:
 
 
 def generic_check(game: Game) -> None:
-    """What holds in every configuration: each expansion state's own check (ExpansionState.check), Resources
-    conserved (CORE-01-00-01), Influence within the cap (RULINGS R12) and on the Board as counted, and the JSON
-    state round-trips."""
+    """What holds in every configuration (``state_check``), and the JSON state round-trips."""
+    state_check(game)
+    data = game.to_dict()
+    if Game.from_dict(data).to_dict() != data:
+        raise AssertionError("the JSON state does not round-trip")
+
+
+def state_check(game: Game) -> None:
+    """Each expansion state's own check (ExpansionState.check), Resources conserved (CORE-01-00-01), Influence
+    within the cap (RULINGS R12) and on the Board as counted."""
     for name, state in game.ext.items():
         problems = state.check(game)
         if problems:
@@ -135,9 +142,6 @@ def generic_check(game: Game) -> None:
         board = sum(game.infl[c * np_ + p] for c in game.board)
         if board != game.on_board[p] or game.supply[p] < 0 or game.supply[p] + board > game.cap:
             raise AssertionError(f"player {p}: Influence supply {game.supply[p]}, board {board} / {game.on_board[p]}")
-    data = game.to_dict()
-    if Game.from_dict(data).to_dict() != data:
-        raise AssertionError("the JSON state does not round-trip")
 
 
 def state_case(states: list[dict[str, Any]], rng: random.Random) -> tuple[str, str]:

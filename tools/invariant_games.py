@@ -22,25 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fuzz_states import generic_check  # noqa: E402
+from fuzz_states import generic_check, state_check  # noqa: E402
 
 from bc_env.rules import Game, IllegalActionError  # noqa: E402
-
-
-def _light_check(game: Game) -> None:
-    for name, state in game.ext.items():
-        problems = state.check(game)
-        if problems:
-            raise AssertionError(f"{name}: {problems}")
-    nr, np_ = game.num_resorts, game.num_players
-    for r in range(nr):
-        if sum(game.res[p * nr + r] for p in range(np_)) + game.bank[r] + game.noise[r] != (
-            game.config.bank_stock or 0
-        ):
-            raise AssertionError(f"resort {game.config.resorts[r]} not conserved")
-    for p in range(np_):
-        if game.supply[p] < 0 or game.supply[p] + game.on_board[p] > game.cap:
-            raise AssertionError(f"player {p}: Influence beyond the cap")
 
 
 def play(preset: str, seed: int, every: int) -> tuple[int, str | None]:
@@ -68,7 +52,7 @@ def play(preset: str, seed: int, every: int) -> tuple[int, str | None]:
                 if game.to_dict() != before:
                     raise AssertionError("a refused action changed the state")
             else:
-                _light_check(game)
+                state_check(game)
             game.apply(legal[rng.randrange(len(legal))])
             steps += 1
         generic_check(game)
