@@ -395,7 +395,7 @@ class Resolution(Frame):
         game._resolution_choice(self, action)
 
     def copy(self) -> Frame:
-        r = Resolution(self.owner, self.effect, self.tile, self.src, self.card, self.target)
+        r = type(self)(self.owner, self.effect, self.tile, self.src, self.card, self.target)  # subclasses too
         r.kind = self.kind
         r.paid = self.paid[:]
         r.options = self.options  # never mutated in place

@@ -690,13 +690,6 @@ class RegulationPayment(Resolution):
     name = "regulation-payment"
     pay_kind: ClassVar[str] = "regulation-pay"
 
-    def copy(self) -> Frame:
-        r = RegulationPayment(self.owner, self.effect, self.tile, self.src)
-        r.kind = self.kind
-        r.paid = self.paid[:]
-        r.options = self.options
-        return r
-
     def to_json(self, game: Game) -> dict[str, Any]:
         return {"frame": self.name, "owner": self.owner, "effect": self.effect, "tile": game.topo.label(self.tile),
                 "mode": _MODE_NAMES[self.src] if self.effect == "authority" else None,
