@@ -1,5 +1,6 @@
 """Strict readers of JSON data (the state reader and the expansions' states): each raises ``StateError`` naming the
-field (``where``) and what was wrong."""
+field (``where``) and what was wrong. Their input is typed ``Any``: they check it themselves (the compiled engine
+would otherwise refuse a wrong type first with a bare ``TypeError``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def keys(d: Any, where: str, allowed: frozenset[str], optional: frozenset[str] =
         raise StateError(f"{where}.{missing[0]} is missing")
 
 
-def get(d: dict[str, Any], key: str, where: str) -> Any:
+def get(d: Any, key: str, where: str) -> Any:
     if not isinstance(d, dict):
         raise StateError(f"{where} must be an object, got {type(d).__name__}")
     if key not in d:
@@ -29,7 +30,7 @@ def get(d: dict[str, Any], key: str, where: str) -> Any:
     return d[key]
 
 
-def get_int(d: dict[str, Any], key: str, where: str, lo: int = 0, hi: int | None = None) -> int:
+def get_int(d: Any, key: str, where: str, lo: int = 0, hi: int | None = None) -> int:
     v = get(d, key, where)
     if isinstance(v, bool) or not isinstance(v, int):
         raise StateError(f"{where}.{key} must be an integer, got {v!r}")
@@ -38,14 +39,14 @@ def get_int(d: dict[str, Any], key: str, where: str, lo: int = 0, hi: int | None
     return v
 
 
-def get_bool(d: dict[str, Any], key: str, where: str) -> bool:
+def get_bool(d: Any, key: str, where: str) -> bool:
     v = get(d, key, where)
     if not isinstance(v, bool):
         raise StateError(f"{where}.{key} must be true or false, got {v!r}")
     return v
 
 
-def get_list(d: dict[str, Any], key: str, where: str) -> list[Any]:
+def get_list(d: Any, key: str, where: str) -> list[Any]:
     v = get(d, key, where)
     if not isinstance(v, list):
         raise StateError(f"{where}.{key} must be a list, got {type(v).__name__}")
