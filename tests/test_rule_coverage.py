@@ -128,7 +128,7 @@ def test_EXP_01_same_rule_ids_state_the_same_rule_in_both_texts():
         ("CORE-01-00-T01/T02: adjacency", ["CORE-01-00-T01", "CORE-01-00-T02"]),
         ("CORE-01-06-16 (a) 3-4, floor", ["CORE-01-06-16"]),
         ("ADD56-01-03-00-01 and CORE-01-06-16-00", ["ADD56-01-03-00-01", "CORE-01-06-16-00"]),
-        ("EXP-02-02-C, EXP-03-06-03, -04 and RULINGS R18", []),
+        ("EXP-02-02-C, EXP-03-06-03, -04 and RULINGS R18", ["EXP-03-06-03", "EXP-03-06-04"]),
         ("(CORE-01-04-14, -21)", ["CORE-01-04-14", "CORE-01-04-21"]),
     ],
 )
@@ -331,7 +331,7 @@ def test_parse_table_ignores_order_and_the_fired_column(coverage):
     plain = rc.render(SPEC, coverage)
     lines = plain.splitlines()
     heads = [i for i, line in enumerate(lines) if line == rc.TABLE_HEAD]
-    expected = (3 if HAS_EXP01 else 1) + (SPEC_DIR / "EXP-02.md").is_file()
+    expected = (3 if HAS_EXP01 else 1) + (SPEC_DIR / "EXP-02.md").is_file() + (SPEC_DIR / "EXP-03.md").is_file()
     assert len(heads) == len(SPEC.sources) == expected  # one table per spec file
     shuffled = list(lines)
     for head in heads:
@@ -349,15 +349,22 @@ def test_parse_table_ignores_order_and_the_fired_column(coverage):
 
 
 def test_fired_mode_counts_the_rules_in_the_event_log():
+    from bc_env.rules import RulesConfig, preset_names
+
     counts, presets = rc.fired_counts(1, spec=SPEC)
-    assert "core-4p" in presets and "core-4p-hex" in presets
+    assert presets == list(preset_names())  # every preset, the expansions' too
+    assert "core-4p" in presets and "core-4p-hex" in presets and "all-6p" in presets
     assert {"exp01-2p", "exp01-4p", "exp01-6p", "exp01-v1.3-4p"} <= set(presets)
     assert counts["CORE-01-03-01"] == len(presets)  # one setup event per game
     assert counts["CORE-01-09-03"] == len(presets)  # one game-over event per game
     assert counts["CORE-01-04-04"] >= counts["CORE-01-04-05"] > 0  # draws and placements
     if HAS_EXP01:
-        # EXP-01-03-03 (measure-setup, once per game) is a rule of both texts: counted per edition.
-        assert counts["EXP-01-03-03"] == 3 and counts["EXP-01-03-03 (v1.3)"] == 1
+        # EXP-01-03-03 (measure-setup, once per deck and game; the shared Measure system logs it for every deck) is
+        # a rule of both texts: counted per edition.
+        configs = [RulesConfig.preset(p) for p in presets]
+        decks = sum(c.exp01 + c.exp02 + c.exp03 for c in configs)
+        v13 = sum(c.exp01 + c.exp02 + c.exp03 for c in configs if c.exp01 and c.exp01_edition == "v1.3")
+        assert counts["EXP-01-03-03"] == decks - v13 and counts["EXP-01-03-03 (v1.3)"] == v13 > 0
         assert counts["EXP-01-06-02"] > 0  # TakeMeasure
 
 
@@ -392,3 +399,66 @@ def test_rule_coverage_doc_is_up_to_date():
     assert not stale, (
         f"docs/rule-coverage.md is out of date for {stale[:10]}...: run python tools/rule_coverage.py --fired 30"
     )
+
+
+# ---------------------------------------------------------------------------- EXP-02 and EXP-03
+
+HAS_EXP0203 = all((SPEC_DIR / name).is_file() for name in ("EXP-02.md", "EXP-03.md"))
+needs_exp0203 = pytest.mark.skipif(not HAS_EXP0203, reason=f"no EXP-02/EXP-03 texts at {SPEC_DIR}")
+
+
+@needs_exp0203
+def test_EXP_02_and_EXP_03_are_parsed_with_every_printed_rule():
+    for name, count in (("EXP-02.md", 134), ("EXP-03.md", 163)):
+        printed = re.findall(r"^(EXP-0\d(?:-[0-9A-Z]+){2,})\s", (SPEC_DIR / name).read_text(encoding="utf-8"), re.M)
+        rules = SPEC.of(name)
+        assert len(rules) == len(printed) == count, name
+        assert all(r.section == "" and r.id == r.bare for r in rules)
+    # RULINGS R59: EXP-03.md prints its usage-flag rule as EXP-01-07-03; its row is EXP-03-07-03.
+    exp03 = [r.bare for r in SPEC.of("EXP-03.md")]
+    assert "EXP-03-07-03" in exp03 and not [b for b in exp03 if not b.startswith("EXP-03-")]
+    text = {r.id: r.text for r in SPEC.rules}
+    assert text["EXP-03-07-03"].startswith("(printed EXP-01-07-03) Per-Round Usage Flags: If a Measure")
+    assert text["EXP-03-10-04"].startswith("If both EXP-01 and EXP-03 production modifiers apply")
+    assert text["EXP-02-10-05"] == "Blockade overrides all other modifications."
+
+
+@needs_exp0203
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("(EXP-03-08-M01-05/06, RULINGS R53)", ["EXP-03-08-M01-05", "EXP-03-08-M01-06"]),
+        ("EXP-02-04-B-01..03", ["EXP-02-04-B-01", "EXP-02-04-B-02", "EXP-02-04-B-03"]),
+        ("(EXP-02-02-E, -F, -G-04, EXP-02-05-02", ["EXP-02-02-G-04", "EXP-02-05-02"]),  # -G-04 after a section
+        ("EXP-03-10-02 and EXP-02-10-04", ["EXP-03-10-02", "EXP-02-10-04"]),
+        ('the cards EXP-02-M03, EXP-03-M12 and f"EXP-03-08-M{n:02d}-04" are no rules', []),
+    ],
+)
+def test_EXP_02_EXP_03_dashed_citations(text, expected):
+    cites = rc.cite_dashed(text, SPEC)
+    assert (ids(cites), cites.unknown) == (expected, [])
+
+
+@needs_exp0203
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("def test_EXP_03_10_04_R40_doubling_first():", ["EXP-03-10-04"]),
+        ("def test_EXP_02_10_03_EXP_03_10_02_stack():", ["EXP-02-10-03", "EXP-03-10-02"]),
+        ("def test_EXP_02_04_B_01_to_03_order():", ["EXP-02-04-B-01", "EXP-02-04-B-02", "EXP-02-04-B-03"]),
+        ("def test_exp03_m12_weather():", []),
+    ],
+)
+def test_EXP_02_EXP_03_underscored_citations(name, expected):
+    cites = rc.cite_underscored(name, SPEC)
+    assert (ids(cites), cites.unknown) == (expected, [])
+
+
+@needs_exp0203
+def test_test_lines_without_01_are_read(tmp_path, monkeypatch):
+    """A test line citing only EXP-02/EXP-03 IDs (no "01" in it) counts too."""
+    (tmp_path / "test_sample.py").write_text("def test_x():\n    pass  # EXP-02-04-B-02\n", encoding="utf-8")
+    monkeypatch.setattr(rc, "TESTS_DIR", tmp_path)
+    cov = rc.Coverage()
+    rc.scan_tests(SPEC, cov)
+    assert cov.tests["EXP-02-04-B-02"] == ["test_sample.py::test_x"]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Rule-coverage report: every rule ID of CORE-01 (with its topology attachment, VAR-01 and ADD56-01) and of
-both texts of EXP-01 (``EXP-01.md``, edition standalone; ``EXP-01-v1.3.md``, edition v1.3), with where the
-engine cites it, which tests cite it and which rulings read it.
+"""Rule-coverage report: every rule ID of CORE-01 (with its topology attachment, VAR-01 and ADD56-01), of
+both texts of EXP-01 (``EXP-01.md``, edition standalone; ``EXP-01-v1.3.md``, edition v1.3), of EXP-02 and of
+EXP-03, with where the engine cites it, which tests cite it and which rulings read it.
 
 Usage (from the repository root)::
 
@@ -12,8 +12,8 @@ Usage (from the repository root)::
 
 Sources:
 
-* rule IDs and texts: ``<spec>/CORE-01.md``, ``<spec>/EXP-01.md`` and ``<spec>/EXP-01-v1.3.md`` (``--spec``;
-  default ``../shared/spec`` relative to the repository root, falling back to ``/work/shared/spec``);
+* rule IDs and texts: ``<spec>/CORE-01.md``, ``EXP-01.md``, ``EXP-01-v1.3.md``, ``EXP-02.md``, ``EXP-03.md``
+  (``--spec``; default ``../shared/spec`` relative to the repository root, falling back to ``/work/shared/spec``);
 * "implemented at": citations in ``bc_env/rules/**/*.py`` (``file:line``, relative to ``bc_env/rules``);
 * "tested in": citations in ``tests/**/*.py``, with dashes in comments and docstrings or with underscores in
   names (``test_CORE_01_04_05_...``), reported as ``file::function`` (``file`` for module-level text);
@@ -41,7 +41,8 @@ A citation names such a row with the same suffix right after it, for every ID of
 of the default edition (``EXP-01.md``) and, where both texts state the same rule under the same ID
 (``SAME_RULE``), the v1.3 rule too; an ID that only ``EXP-01-v1.3.md`` has (``EXP-01-08-M01-05``,
 ``EXP-01-09-03``) names that rule. A bare EXP-01-07-01..04 is ambiguous (Rule Interaction, or the v1.3 Measure
-System) and is reported with the citations that name no rule. In test names (underscores) the words ``v13``,
+System) and is reported with the citations that name no rule. ``EXP-03.md`` prints its usage-flag rule as
+"EXP-01-07-03"; its row is EXP-03-07-03 (RULINGS R59, ``MISPRINTED``). In test names (underscores) the words ``v13``,
 ``Restrictions`` or ``Rule_Interaction`` right after an ID are its suffix when the ID exists with it
 (``test_EXP_01_06_05_v13_...``, ``test_EXP_01_07_04_Rule_Interaction_...``).
 """
@@ -74,6 +75,7 @@ SPEC_FILES: tuple[tuple[str, str, str], ...] = (
     ("EXP-01.md", "", "EXP-01 Economy & Labor, edition `standalone` (the default)"),
     ("EXP-01-v1.3.md", "v1.3", 'EXP-01 Economy & Labor, edition `v1.3` (`exp01_edition = "v1.3"`)'),
     ("EXP-02.md", "", "EXP-02 Security & Order"),
+    ("EXP-03.md", "", "EXP-03 Climate & Future"),
 )
 V13 = "v1.3"
 #: The suffixes a citation may carry (spec README 5; "(v1.3)" for the v1.3 text's IDs).
@@ -95,6 +97,10 @@ SAME_RULE = frozenset(
         "EXP-01-06-01",  # the five Political Actions
     )
 )
+
+#: Printed IDs that name the wrong text (RULINGS R59): EXP-03.md prints its per-round usage-flag rule as
+#: "EXP-01-07-03" (between EXP-03-07-02 and -04); its row is EXP-03-07-03, the text says what was printed.
+MISPRINTED: dict[tuple[str, str], str] = {("EXP-03.md", "EXP-01-07-03"): "EXP-03-07-03"}
 
 #: Event types whose ``rule`` is a v1.3 rule that the engine logs without its "(v1.3)" suffix (they happen in
 #: edition v1.3 only), for the ``fired`` column.
@@ -148,18 +154,18 @@ DEFINITIONS: dict[str, str] = {
 _COMP = r"(?:T\d{2}|M\d{2}|\d{2}[A-Z]?|[A-Z](?![A-Za-z0-9]))"
 RULE_LINE = {
     "CORE": re.compile(rf"^((?:CORE|VAR|ADD56)-01(?:-{_COMP}){{2,}})\s+(.*\S)\s*$"),
-    "EXP-01": re.compile(rf"^(EXP-0[12](?:-{_COMP}){{2,}})\s+(.*\S)\s*$"),
+    "EXP-01": re.compile(rf"^(EXP-0[123](?:-{_COMP}){{2,}})\s+(.*\S)\s*$"),
 }
-HEADING = re.compile(r"^#\s+((?:(?:CORE|VAR|ADD56)-01|EXP-0[12])(?:-\d{2})?)\s+(.*\S)\s*$")
-FULL_ID = re.compile(rf"(?<![A-Za-z0-9_-])(?:(?:CORE|VAR|ADD56)-01|EXP-0[12])(?:-{_COMP})+(?![A-Za-z0-9])")
-CARD_KEY = re.compile(r"EXP-0[12]-M")  # a Measure card key such as EXP-01-M03, not a rule ID
+HEADING = re.compile(r"^#\s+((?:(?:CORE|VAR|ADD56)-01|EXP-0[123])(?:-\d{2})?)\s+(.*\S)\s*$")
+FULL_ID = re.compile(rf"(?<![A-Za-z0-9_-])(?:(?:CORE|VAR|ADD56)-01|EXP-0[123])(?:-{_COMP})+(?![A-Za-z0-9])")
+CARD_KEY = re.compile(r"EXP-0[123]-M")  # a Measure card key such as EXP-01-M03, not a rule ID
 CONT = re.compile(rf"(\.\.|/)({_COMP})(?![A-Za-z0-9])")
 SHORTHAND = re.compile(rf"(?:,\s*|\s+(?:and|or)\s+)(?:-({_COMP}(?:-{_COMP})*)|(T\d{{2}}))(?![A-Za-z0-9])")
 #: A section suffix after a citation, possibly after item markers: "EXP-01-06-05 (b)-(d) (v1.3)".
 SUFFIX = re.compile(rf"(?:\s*\([a-z]\)(?:-\([a-z]\))?)*\s*\(({'|'.join(map(re.escape, SUFFIXES))})\)")
 _UCOMP = r"(?:[Tt]\d{2}|M\d{2}|\d{2}[A-Z]?|[A-Z](?![A-Za-z0-9]))"
 UNDERSCORE_ID = re.compile(
-    rf"(?<![A-Za-z0-9])(?:CORE|VAR|ADD56|EXP|core|var|add56|exp)_01((?:_(?:to_)?{_UCOMP}(?![a-z0-9]))+)"
+    rf"(?<![A-Za-z0-9])((?:CORE|VAR|ADD56|core|var|add56)_01|(?:EXP|exp)_0[123])((?:_(?:to_)?{_UCOMP}(?![a-z0-9]))+)"
 )
 UNDERSCORE_SUFFIX = re.compile(r"_(v13|Restrictions|Rule_Interaction)(?![A-Za-z0-9])")
 UNDERSCORE_SUFFIXES = {"v13": "v1.3", "Restrictions": "Restrictions", "Rule_Interaction": "Rule Interaction"}
@@ -328,6 +334,8 @@ def parse_file(path: Path, suffix: str) -> list[Rule]:
         if not m:
             continue
         bare, text = m.group(1), m.group(2)
+        printed = bare
+        bare = MISPRINTED.get((path.name, bare), bare)
         if not text.endswith("."):
             more: list[str] = []
             j = i + 1
@@ -346,6 +354,8 @@ def parse_file(path: Path, suffix: str) -> list[Rule]:
                 text = f"{text.rstrip(':')}: {more[0]}"
                 for prev, item in zip(more, more[1:]):
                     text += (" " if prev.endswith((".", ",", ";")) else ", ") + item
+        if printed != bare:
+            text = f"(printed {printed}) {text}"
         if len(text) > 110:
             text = text[:109].rstrip() + "…"
         section = suffix
@@ -371,13 +381,33 @@ def _replace_tail(rid: str, comps: str) -> str:
     return "-".join([*rid.split("-")[:-k], comps])
 
 
+def _shorthand(spec: Spec, rid: str, comps: str) -> str:
+    """``rid`` with its tail replaced by the shorthand ``comps``: as many components as ``comps`` has, or, where
+    that names no rule or section, fewer (``EXP-02-02-E, -F, -G-04``: -G-04 follows the section -F, so it replaces
+    one component and adds one: EXP-02-02-G-04)."""
+
+    def known(cand: str) -> bool:
+        return spec.is_bare(cand) or spec.section_scope(cand, None) is not None
+
+    parts = rid.split("-")
+    k = comps.count("-") + 1
+    first = _replace_tail(rid, comps)
+    if known(first):
+        return first
+    for replaced in range(k - 1, 0, -1):
+        cand = "-".join([*parts[: len(parts) - replaced], comps])
+        if known(cand):
+            return cand
+    return first
+
+
 def cite_dashed(text: str, spec: Spec) -> Citations:
     """Rule IDs cited in ``text`` with dashes, including lists, ranges, shorthands and section suffixes."""
     out = Citations()
     for m in FULL_ID.finditer(text):
         base = m.group(0)
-        if base.count("-") < 2 or CARD_KEY.match(base):
-            continue
+        if base.count("-") < 2 or CARD_KEY.match(base) or text.startswith("{", m.end()):
+            continue  # a card key, or an ID built in code (f"EXP-03-08-M{n:02d}-...")
         pos = m.end()
         current = base
         items: list[tuple[str, str | None]] = [(base, None)]  # (ID, start of the range it ends)
@@ -392,7 +422,7 @@ def cite_dashed(text: str, spec: Spec) -> Citations:
                 continue
             s = SHORTHAND.match(text, pos)
             if s:
-                current = _replace_tail(current, s.group(1) or s.group(2))
+                current = _shorthand(spec, current, s.group(1) or s.group(2))
                 items.append((current, None))
                 pos = s.end()
                 continue
@@ -432,8 +462,8 @@ def cite_underscored(text: str, spec: Spec) -> Citations:
     ``_Restrictions`` or ``_Rule_Interaction`` right after the ID is its suffix."""
     out = Citations()
     for m in UNDERSCORE_ID.finditer(text):
-        prefix = m.group(0).split("_", 1)[0].upper()
-        tokens = m.group(1).upper().replace("_TO_", "_~").strip("_").split("_")
+        prefix = m.group(1).upper().replace("_", "-")
+        tokens = m.group(2).upper().replace("_TO_", "_~").strip("_").split("_")
         comps = [t.lstrip("~") for t in tokens]
         sfx = UNDERSCORE_SUFFIX.match(text, m.end())
         suffix = UNDERSCORE_SUFFIXES[sfx.group(1)] if sfx else None
@@ -441,7 +471,7 @@ def cite_underscored(text: str, spec: Spec) -> Citations:
         for k in range(len(comps), 0, -1):
             if any(t.startswith("~") for t in tokens[:k]):
                 continue
-            rid = "-".join([prefix, "01", *comps[:k]])
+            rid = "-".join([prefix, *comps[:k]])
             if spec.is_bare(rid) or (k == len(comps) and spec.section_scope(rid, None) is not None):
                 break
         else:
@@ -495,7 +525,7 @@ def scan_code(spec: Spec, cov: Coverage) -> None:
     for path in _py_files(ENGINE_DIR):
         rel = path.relative_to(ENGINE_DIR).as_posix()
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if "-01" in line or "EXP-02" in line:
+            if "-01" in line or "EXP-0" in line:
                 cov.add(cov.code, cite_dashed(line, spec), f"{rel}:{n}")
 
 
@@ -529,7 +559,7 @@ def scan_tests(spec: Spec, cov: Coverage) -> None:
         source = path.read_text(encoding="utf-8")
         funcs = _functions(source)
         for n, line in enumerate(source.splitlines(), 1):
-            if "01" not in line:
+            if "01" not in line and "EXP" not in line:
                 continue
             owner = next((name for lo, hi, name in funcs if lo <= n <= hi), None)
             where = f"{rel}::{owner}" if owner else rel
@@ -581,13 +611,13 @@ def event_rule(spec: Spec, event: dict, edition: str) -> str:
 
 
 def fired_counts(games: int, seed: int = 0, spec: Spec | None = None) -> tuple[Counter[str], list[str]]:
-    """How often each rule appears in ``game.events`` over ``games`` random games per core and EXP-01 preset."""
+    """How often each rule appears in ``game.events`` over ``games`` random games per preset (every preset)."""
     sys.path.insert(0, str(ROOT))
     from bc_env.rules import Game, RulesConfig, preset_names
 
     if spec is None:
         spec = parse_spec(find_spec_dir(None))
-    presets = [p for p in preset_names() if p.startswith(("core-", "exp01-"))]
+    presets = list(preset_names())
     counts: Counter[str] = Counter()
     cache: dict[tuple[str, str, str], str] = {}
     for i, preset in enumerate(presets):
@@ -682,10 +712,10 @@ def render(spec: Spec, cov: Coverage, fired: tuple[Counter[str], list[str], int]
     out = [
         "# Rule coverage",
         "",
-        "Generated by `python tools/rule_coverage.py` from `spec/CORE-01.md`, `spec/EXP-01.md` and",
-        "`spec/EXP-01-v1.3.md`, the engine code, the tests and the rulings. Do not edit by hand: run the tool to",
-        "refresh it (`--fired N` adds how often each rule fired in the event log of N random games per core and",
-        "EXP-01 preset; `--check` tells whether this file is up to date).",
+        "Generated by `python tools/rule_coverage.py` from `spec/CORE-01.md`, `spec/EXP-01.md`,",
+        "`spec/EXP-01-v1.3.md`, `spec/EXP-02.md` and `spec/EXP-03.md`, the engine code, the tests and the rulings.",
+        "Do not edit by hand: run the tool to refresh it (`--fired N` adds how often each rule fired in the event",
+        "log of N random games per preset; `--check` tells whether this file is up to date).",
         "",
         "- *implemented at*: citations in `bc_env/rules/` (`file:line`);",
         "- *tested in*: citations in `tests/` (`file::test`); test names write IDs with underscores;",
@@ -698,6 +728,7 @@ def render(spec: Spec, cov: Coverage, fired: tuple[Counter[str], list[str], int]
         "`EXP-01-07-01 (Rule Interaction)`; every rule of `EXP-01-v1.3.md` reads `<ID> (v1.3)`. Code cites them the",
         "same way. An EXP-01 ID without a suffix names the standalone rule, and also the v1.3 rule where both",
         "texts state the same rule under that ID (the tool's `SAME_RULE`), or the v1.3 rule if only v1.3 has it.",
+        "`EXP-03.md` prints its per-round usage-flag rule as EXP-01-07-03; its row is EXP-03-07-03 (RULINGS R59).",
         "",
     ]
     for source in spec.sources:
@@ -770,7 +801,7 @@ def build(spec_arg: str | None = None, fired: int = 0) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--spec", help="spec directory (default ../shared/spec, else /work/shared/spec)")
-    ap.add_argument("--fired", type=int, default=0, metavar="N", help="play N random games per core and EXP-01 preset")
+    ap.add_argument("--fired", type=int, default=0, metavar="N", help="play N random games per preset")
     ap.add_argument("--out", default=str(DOC), help="output file (default docs/rule-coverage.md)")
     ap.add_argument("--stdout", action="store_true", help="print the report instead of writing it")
     ap.add_argument("--check", action="store_true", help="exit 1 if the output file's tables are out of date")

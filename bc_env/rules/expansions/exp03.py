@@ -13,6 +13,24 @@ active, so every "any resort" / "different resorts" slot accepts it and it count
 slot that names another resort never takes it (RULINGS R56). CLM changes neither the Influence cap nor majority
 (EXP-03-09-01/02): nothing here reads it there. The round structure, starting Influence and upkeep are
 unchanged (EXP-03-03-05/06, EXP-03-09-06).
+
+Without EXP-03 none of it exists (EXP-03-10-01: ``expansions_for``, ``config.resorts``). Every effect here is an
+explicit handler (EXP-03-09-05) and every Measure's state is public (EXP-03-07-05: ActiveEffects and the
+CountdownState, both in ``Game.to_dict``). The Measures use the shared Measure system in EXP-03's own zones
+(EXP-03-00-06, EXP-03-07-00-01, EXP-03-03-02/03) and follow the EXP-01 lifecycle, played by PlayMeasure
+(EXP-03-07-01, EXP-03-06-01/02: the Political Actions are those of CORE-01 and EXP-01); their only timing windows
+are the card durations (EXP-03-07-02, EXP-03-07-04, RULINGS R39). The timing words are the shared ones of
+``effects.py`` (EXP-03-04-A-01..04): a round is the core's cycle of turns plus its Round Settlement (A-01), "this
+turn" is END_OF_TURN (A-02), "this round" ends as the next Round Settlement begins, END_OF_ROUND (A-03, RULINGS
+R35), "next round" starts at an ActiveEffect's ``from_round`` (A-04). No Measure overrides the CORE Rule Hierarchy
+(EXP-03-10-05, CORE-01-10): a card's handler changes only what its text names.
+
+Production (EXP-03-05-02..05) runs through the core's production order (CORE-01-06-16, RULINGS R40): Climate
+output modifiers would be output-stage modifiers of CORE-01-06-16 (a)(3) (EXP-03-05-03; none exists, R38); EXP-02's
+SecurityLevels are output-stage modifiers there too (EXP-03-05-04); CLM never replaces another Resource in
+production (EXP-03-05-05: a CLM ResortTile yields CLM only). Climate cost increases are cost slots added to the
+Regulation ones (EXP-03-10-02: additive) and a Regulation Blockade prohibits before any cost is reckoned
+(EXP-03-10-03: step 2 of the pipeline, RULINGS R62).
 """
 
 from __future__ import annotations
@@ -128,23 +146,23 @@ class CardText:
 #: The number of each card's Effect line (EXP-03-08-Mxx-yy); its Duration line is the one before.
 EFFECT_LINE = {1: 5, 2: 5, 3: 5, 4: 5, 5: 4, 6: 4, 7: 4, 8: 4, 9: 5, 10: 4, 11: 5, 12: 4, 13: 4, 14: 4, 15: 4}
 
-# EXP-03-08-M01-01..02 ... M15-01..02: name, cost, target.
+# Name, cost and target lines of each card; its Duration line is the ActiveEffect timing of its resolver below.
 CARDS: tuple[CardText, ...] = (
-    CardText(1, "Transformation Directive", (_C, _C), T_RESORT, text_names_clm=True),
-    CardText(2, "Carbon Levy", (_C, _C), T_RESORT_TYPE, text_names_clm=True),
-    CardText(3, "Future Investment", (_C, _C), T_RESORT),
-    CardText(4, "Future Resolution", (_C, _C), T_PLAYER),
-    CardText(5, "Greenwashing", (_C, _I), text_names_clm=True),
-    CardText(6, "Energy Crisis", (_C, _E)),
-    CardText(7, "Protest Movement", (_C,)),
-    CardText(8, "Adaptation Strategy", (_C, _C), text_names_climate_effect=True),
-    CardText(9, "Technology Initiative", (_C, _E, _D), text_names_climate_effect=True),
-    CardText(10, "Future Pact", (_C, _D, _F), modifies_by_climate_measures=True),
-    CardText(11, "Supply Chain Disruption", (_C, _E), T_PLAYER),
-    CardText(12, "Extreme Weather Event", (_C,), text_names_clm=True),
-    CardText(13, "Intergenerational Pact", (_C, _D)),
-    CardText(14, "Transformation Blockade", (_C, _I), text_names_clm=True),
-    CardText(15, "Future Committee", (_C, _I, _E), text_names_clm=True),
+    CardText(1, "Transformation Directive", (_C, _C), T_RESORT, text_names_clm=True),  # EXP-03-08-M01-01..04
+    CardText(2, "Carbon Levy", (_C, _C), T_RESORT_TYPE, text_names_clm=True),  # EXP-03-08-M02-01..04
+    CardText(3, "Future Investment", (_C, _C), T_RESORT),  # EXP-03-08-M03-01..04 (Immediate: no duration)
+    CardText(4, "Future Resolution", (_C, _C), T_PLAYER),  # EXP-03-08-M04-01..04
+    CardText(5, "Greenwashing", (_C, _I), text_names_clm=True),  # EXP-03-08-M05-01..03
+    CardText(6, "Energy Crisis", (_C, _E)),  # EXP-03-08-M06-01..03
+    CardText(7, "Protest Movement", (_C,)),  # EXP-03-08-M07-01..03
+    CardText(8, "Adaptation Strategy", (_C, _C), text_names_climate_effect=True),  # EXP-03-08-M08-01..03
+    CardText(9, "Technology Initiative", (_C, _E, _D), text_names_climate_effect=True),  # EXP-03-08-M09-01..04
+    CardText(10, "Future Pact", (_C, _D, _F), modifies_by_climate_measures=True),  # EXP-03-08-M10-01..03
+    CardText(11, "Supply Chain Disruption", (_C, _E), T_PLAYER),  # EXP-03-08-M11-01..04
+    CardText(12, "Extreme Weather Event", (_C,), text_names_clm=True),  # EXP-03-08-M12-01..03
+    CardText(13, "Intergenerational Pact", (_C, _D)),  # EXP-03-08-M13-01..03
+    CardText(14, "Transformation Blockade", (_C, _I), text_names_clm=True),  # EXP-03-08-M14-01..03
+    CardText(15, "Future Committee", (_C, _I, _E), text_names_clm=True),  # EXP-03-08-M15-01..03
 )
 TEXT_BY_KEY = {c.key: c for c in CARDS}
 
@@ -547,10 +565,11 @@ RESORT_TARGETS["EXP-03-M02"] = carbon_levy_targets
 
 
 class CountdownState(ExpansionState):
-    """The CountdownMarkers (EXP-03-02-C-01..09): each is in the CountdownSupply or attached to the one
-    Transformationsdruck (EXP-03-02-C-02/03). They have no effect, never move by themselves and are never
-    evaluated (EXP-03-02-C-04..09, EXP-03-09-03/04). The supply starts with ``config.countdown_supply`` markers
-    (RULINGS R58). ``game.ext["EXP-03"]``, written as ``countdown`` in the JSON state."""
+    """The CountdownMarkers (EXP-03-00-08, EXP-03-02-C-01..09), persistent objects: each is in the CountdownSupply
+    or attached to the one Transformationsdruck (EXP-03-02-C-02/03). They have no effect, never move by themselves
+    and are never evaluated (EXP-03-02-C-04..09, EXP-03-09-03/04). The supply starts with
+    ``config.countdown_supply`` markers (RULINGS R58). ``game.ext["EXP-03"]``, written as ``countdown`` in the JSON
+    state."""
 
     __slots__ = ("supply", "attached")
     key = "countdown"
@@ -809,13 +828,15 @@ class Exp03(Expansion):
     action_blocks = (Block(TARGET_RESORT_BLOCK, RESORT),)
 
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
-        # EXP-03-02-A-01..04, EXP-03-03-01, RULINGS R57: CLM ResortTiles (CORE production rules, EXP-03-05-01).
+        # EXP-03-00-04, EXP-03-02-A-01..04, EXP-03-03-01, RULINGS R57: CLM ResortTiles (CORE production rules,
+        # EXP-03-05-01).
         clm = config.resorts.index("CLM")
         counts = CLM_RESORT_COUNTS + (CLM_ADD56_RESORT_COUNTS if config.addon56 else ())
         for value, n in counts:
             for _ in range(n):
                 add(RESORT_TILE, f"CLM-W{value}", resort=clm, value=value)
-        # EXP-03-02-B-01..04, EXP-03-03-04: the Hotspot Transformationsdruck (core majority rules, no Resources).
+        # EXP-03-00-05, EXP-03-02-B-01..04, EXP-03-03-04: the Hotspot Transformationsdruck (core majority rules, no
+        # Resources).
         add(HOTSPOT, "Transformationsdruck", special=TRANSFORMATIONSDRUCK)
 
     def before_payment(self, game: Game, res: Resolution, effect: Effect) -> bool:
