@@ -19,5 +19,5 @@ if [ $# -eq 0 ] && [ -z "${BC_PURE_PYTHON:-}" ]; then
   BC_PURE_PYTHON=1 .venv/bin/python -m pytest tests/test_rules_*.py tests/test_exp01_*.py tests/test_golden.py \
     tests/test_perft.py tests/test_invariants.py tests/test_state_strict.py tests/test_identity.py \
     tests/test_expansion_interface.py tests/test_encoding_views.py tests/test_determinism.py tests/test_replay.py tests/test_config.py \
-    tests/test_encoding.py tests/test_compiled_build.py tests/test_exp02_*.py tests/test_exp03_*.py
+    tests/test_encoding.py tests/test_compiled_build.py tests/test_exp02_*.py tests/test_exp03_*.py tests/test_cross_expansion.py
 fi

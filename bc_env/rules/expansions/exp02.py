@@ -101,8 +101,9 @@ PLACEMENT_SEC = 2
 IO_KINDS = frozenset(("io-place", "io-move"))
 #: Effects with a payer: those cost increases apply to (RULINGS R28).
 PAYER_KINDS = POLITICAL_KINDS | IO_KINDS
-#: Effects whose output SecurityLevel reduces (RULINGS R29).
-OUTPUT_KINDS = frozenset(("production", "convert", "formalize", "hotspot"))
+#: Effects whose output SecurityLevel reduces (RULINGS R29), Future Investment's gain included: EXP-03 resolves it
+#: as an effect of kind "measure-gain" on the targeted tile (docs/rulings.md BC-60; EXP-03-08-M03-05).
+OUTPUT_KINDS = frozenset(("production", "convert", "formalize", "hotspot", "measure-gain"))
 
 
 def sec_index(config: RulesConfig) -> int:
