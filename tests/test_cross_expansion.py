@@ -607,3 +607,23 @@ def test_R55_energy_crisis_adds_one_dom_to_a_conversion_with_the_investment_exch
     assert game.phase_name == "exchange"
     act(game, "exchange CLM")  # 2 ECO for 1 CLM; no second +1 DOM for the exchange (R55)
     assert res(game, 0) == {"DOM": 0, "FOR": 0, "INF": 0, "ECO": 0, "CLM": 1}
+
+
+def test_EXP_03_07_06_R55_no_climate_exemption_lifts_a_prohibition():
+    """Adaptation Strategy, Future Pact and Technology Initiative waive Climate costs only: a Blockade (EXP-02) and
+    a Future Resolution (EXP-03) still prohibit (R55)."""
+    sc = X("all-4p")
+    sc.put("8,7", "FOR-W2")
+    sc.put("6,7", "Committee")
+    sc.reg("8,7", "blockade")
+    sc.effect("EXP-03-M01", 1, "owner_next_turn", cell=sc.topo.parse("8,7"))
+    for id_, data in (("EXP-03-M08", {}), ("EXP-03-M10", {}), ("EXP-03-M09", {"target": 0})):
+        sc.effect(id_, 0, "consumed" if id_ == "EXP-03-M09" else "owner_next_turn", **data)
+    sc.hand(0, "EXP-02-M15")
+    sc.resources(0, SEC=1, CLM=3, DOM=3)
+    sc.at(player=0, turns_in_round=1, start_player=3)
+    game = sc.game()
+    assert "place 8,7" not in legal_strings(game) and "place 6,7" in legal_strings(game)
+    assert "play EXP-02-M15" in legal_strings(game)
+    sc.effect("EXP-03-M04", 3, "end_of_player_turn", player=0, turn=0)  # Future Resolution on P0's turn
+    assert "play EXP-02-M15" not in legal_strings(sc.game())
