@@ -52,7 +52,7 @@ def test_EXP_03_06_02_EXP_03_07_01_a_climate_measure_is_played_by_playmeasure_in
 
 def test_EXP_03_07_02_to_05_windows_no_usage_flags_and_no_hidden_state_in_random_games():
     """Every EXP-03 duration is one of its card windows (07-02/04, R39), none carries a usage flag (EXP-03-07-03,
-    printed EXP-01-07-03; R59), and the JSON state holds everything: a reloaded game offers the same actions
+    printed with an EXP-01 number; R59), and the JSON state holds everything: a reloaded game offers the same actions
     (07-05)."""
     seen: set[str] = set()
     for seed in range(3):
