@@ -274,6 +274,8 @@ def test_R41_control_but_not_administration_goes_on_a_transformationsdruck():
 
 
 def test_R29_R26_future_investment_gain_is_reduced_by_a_security_level_on_its_tile():
+    # CORE-01-06-00-04: the card's one ContextTile is the targeted tile; CORE-01-06-00-02: the reduced output is
+    # part of the resolution, which is complete (the card's cost is paid).
     sc = X("exp0203-4p")
     sc.put("8,7", "FOR-W2")
     sc.reg("8,7", "security-level")
@@ -463,9 +465,10 @@ def _production(*, levels: int = 1, cap: bool = True, influence: tuple[int, ...]
 
 
 def test_CORE_01_06_16_EXP_03_10_04_EXP_02_10_03_R40_one_production_with_all_three_expansions():
-    """R40's order per ResortTile: printed value (3 - 1, Subsidy Reduction) -> doubling (4) -> output modifiers:
-    EXP-01 reduction (-1), Climate (none, R38), SecurityLevel (-1) -> floor 0 -> control -> distribution (2 to P1)
-    -> Supply Chain Disruption cap (1; the excess to Noise, R38)."""
+    """CORE-01-06-16-00: every modifier of the tile is collected first; then R40's order per ResortTile: printed
+    value (3 - 1, Subsidy Reduction) -> doubling (4) -> output modifiers: EXP-01 reduction (-1), Climate (none,
+    R38), SecurityLevel (-1) -> floor 0 -> control -> distribution (2 to P1) -> Supply Chain Disruption cap (1;
+    the excess to Noise, R38)."""
     game = _production()
     assert res(game, 1)["DOM"] == 1 and noise(game)["DOM"] == 1
     order = [e["rule"] for e in events(game, "measure-applied")]
@@ -627,3 +630,29 @@ def test_EXP_03_07_06_R55_no_climate_exemption_lifts_a_prohibition():
     assert "play EXP-02-M15" in legal_strings(game)
     sc.effect("EXP-03-M04", 3, "end_of_player_turn", player=0, turn=0)  # Future Resolution on P0's turn
     assert "play EXP-02-M15" not in legal_strings(sc.game())
+
+
+def test_CORE_01_06_00_06_R53_R26_move_influence_is_bound_to_its_destination():
+    """Moving Influence names two tiles; its ContextTile is the destination (R10, R26): moving onto a tile under a
+    Transformation Directive and an Administration pays both surcharges, moving off it is free."""
+
+    def board(on_directed: bool) -> X:
+        sc = X("exp0203-4p")
+        sc.put("8,7", "FOR-W2", influence=[1, 0, 0, 0] if on_directed else None)
+        sc.put("8,6", "Committee", influence=None if on_directed else [1, 0, 0, 0])
+        sc.put("6,7", "Committee")
+        sc.reg("8,7", "administration")
+        sc.effect("EXP-03-M01", 1, "owner_next_turn", cell=sc.topo.parse("8,7"))
+        return sc
+
+    game = board(False).game()
+    act(game, "move-from 8,6")
+    assert "move-to 8,7" not in legal_strings(game) and "move-to 6,7" in legal_strings(game)  # P0 holds nothing
+    sc = board(False)
+    sc.resources(0, DOM=1, INF=1)
+    game = sc.game()
+    act(game, "move-from 8,6", "move-to 8,7")
+    assert sum(res(game, 0).values()) == 0 and len(applied(game)) == 2
+    game = board(True).game()
+    act(game, "move-from 8,7", "move-to 8,6")
+    assert game.influence_on(cell(game, "8,6"))[0] == 1 and not applied(game)
