@@ -119,14 +119,15 @@ def main(argv: list[str] | None = None) -> int:
 
     match = play_match(config, entrants, args.games, args.seed, on_game=on_game)
     print(f"{config.name}, {args.games} games, seed {args.seed}, seats rotated (baseline {args.baseline})")
-    print("| entrant | win share (Wilson 95%) | Regulations placed / game | EXP-02 Measures taken / game "
-          "| played / game | AA activations / game |")  # fmt: skip
-    print("|---|---|---|---|---|---|")
+    print("| entrant | win share (Wilson 95%) | outright / shared | mean Influence | Regulations placed / game "
+          "| EXP-02 Measures taken / game | played / game | AA activations / game |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for e, st in enumerate(match.entrants):
         lo, hi = wilson_interval(float(st.wins), args.games)
         t = totals[e]
         g = args.games
-        print(f"| {st.label} | {float(st.wins) / g:.1%} ({lo:.1%}–{hi:.1%}) | {t['regulations'] / g:.2f} "
+        print(f"| {st.label} | {float(st.wins) / g:.1%} ({lo:.1%}–{hi:.1%}) | {st.outright} / {st.shared} "
+              f"| {st.influence_sum / g:.2f} | {t['regulations'] / g:.2f} "
               f"| {t['taken'] / g:.2f} | {t['played'] / g:.2f} | {t['authority'] / g:.2f} |")  # fmt: skip
     return 0
 
