@@ -13,8 +13,9 @@ ConvertResources for the SEC between), which one step does not see. :func:`card_
 EXP-02 card the bot holds or could take by the best change of the evaluation its effect can make in the current
 position (a Regulation placed with Threat Situation, a Blockade on an unresolved Hotspot with Emergency Decree, the
 best removal with Legal Review, the best move with Jurisdiction Shift, a Regulation on a Hotspot at the settlement
-with Loss of Control); :func:`option_value` adds a share of those values for the cards in the bot's hand,
-discounted per Resource still missing for the card's cost. Taking a card, converting for its SEC and playing it
+with Loss of Control, plus what paying the Resources it has towards the cost changes); :func:`option_value` adds
+a share of the best of those values (a larger share for a card in hand than for a face-up one), less a little per
+Resource still missing for the card's cost. Taking a card, converting for its SEC and playing it
 then each look better than the alternatives exactly when the effect is worth it. Nothing here is read in a game
 without EXP-02.
 """
@@ -56,8 +57,9 @@ def regulations(game: Game) -> dict[int, list[int]] | None:
     return st.on if isinstance(st, exp02.Regulations) else None
 
 
-def blocks_formalize(counts: list[int] | None) -> bool:
-    """A Committee with a Blockade (prohibited) or a SecurityLevel (its one Influence reduced to 0, R29)."""
+def voids_output(counts: list[int] | None) -> bool:
+    """A tile with a Blockade (its effect prohibited) or a SecurityLevel: a Committee's one new Influence and a
+    Hotspot's one placed Influence are reduced to 0 (RULINGS R29)."""
     return bool(counts) and bool(counts[BLOCKADE] or counts[SECURITY_LEVEL])  # type: ignore[index]
 
 
@@ -191,5 +193,5 @@ def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights 
     return best
 
 
-__all__ = ["DEFAULT_EXP02", "PRICED", "Exp02Weights", "blocks_formalize", "card_values", "missing", "option_value",
+__all__ = ["DEFAULT_EXP02", "PRICED", "Exp02Weights", "voids_output", "card_values", "missing", "option_value",
            "regulations"]  # fmt: skip

@@ -227,7 +227,7 @@ class _Board:
             self.resorts.append(item)
             _add_resort(item, self.thin, self.safe, nres, 1)
         if attached:  # EXP-02-04-C-03, RULINGS R29: a Blockade / SecurityLevel voids a Hotspot's free placement
-            hot_cells = [c for c in hot_cells if not exp02_values.blocks_formalize(attached.get(c))]
+            hot_cells = [c for c in hot_cells if not exp02_values.voids_output(attached.get(c))]
         self.hot_cells = hot_cells
         self.hotspots = [
             (sum(1 for nb in nbrs[c] if tile_at[nb] < 0), self.totals(c, infl, n, nbrs)) for c in hot_cells
@@ -285,7 +285,7 @@ class _Frame:
             # A Blockade or SecurityLevel makes a Committee useless for FormalizeInfluence (EXP-02-02-B-02/07,
             # RULINGS R29); Control / Administration make it dearer (EXP-02-02-B-03/05, R28).
             usable = [
-                c for c in game.committees if c != game.topo.centre and not exp02_values.blocks_formalize(regs.get(c))
+                c for c in game.committees if c != game.topo.centre and not exp02_values.voids_output(regs.get(c))
             ]
             self.standard_committee = bool(usable)
             if usable:
