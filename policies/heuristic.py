@@ -36,10 +36,14 @@ from bc_env.rules.actions import CONVERT, FORMALIZE, MOVE_TO, PLACE
 from bc_env.rules.components import COMMITTEE, GRASSROOTS, HOTSPOT, LOBBYIST, RESORT
 from bc_env.rules.decisions import Resolution
 
+from . import exp02_values
+
 # Decisions that continue the same player's turn (the rest of one Political Action); EXP-02's Regulation
 # decisions (which Regulation to place, move or remove, and where) are played out too.
 _CONTINUATIONS = ("move_to", "pay", "gain", "regulation-pay", "regulation-place", "regulation-pick",
                   "regulation-move-to")  # fmt: skip
+#: With EXP-02 also the target of a Measure (Emergency Decree's Hotspot, ...), so a PlayMeasure is valued whole.
+_CONTINUATIONS_EXP02 = (*_CONTINUATIONS, "target")
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,8 @@ class _Board:
             item = (value, spec.resort, leaders, thin)
             self.resorts.append(item)
             _add_resort(item, self.thin, self.safe, nres, 1)
+        if attached:  # EXP-02-04-C-03, RULINGS R29: a Blockade / SecurityLevel voids a Hotspot's free placement
+            hot_cells = [c for c in hot_cells if not exp02_values.voids_output(attached.get(c))]
         self.hot_cells = hot_cells
         self.hotspots = [
             (sum(1 for nb in nbrs[c] if tile_at[nb] < 0), self.totals(c, infl, n, nbrs)) for c in hot_cells
@@ -253,6 +259,7 @@ class _Frame:
         "standard_committee",
         "committee_chance",
         "convert",
+        "surcharge",
     )
 
     def __init__(self, game: Game, w: HeuristicWeights) -> None:
@@ -271,6 +278,18 @@ class _Frame:
         # Start Committee (once per player, CORE-01-08-07) until a Committee is drawn, whose chance over
         # the next few draws follows from the DrawPile's public composition.
         self.standard_committee = any(c != game.topo.centre for c in game.committees)
+        #: EXP-02: the extra Resources a FormalizeInfluence costs on the cheapest usable Committee (0 otherwise).
+        self.surcharge = 0
+        regs = exp02_values.regulations(game)
+        if regs:
+            # A Blockade or SecurityLevel makes a Committee useless for FormalizeInfluence (EXP-02-02-B-02/07,
+            # RULINGS R29); Control / Administration make it dearer (EXP-02-02-B-03/05, R28).
+            usable = [
+                c for c in game.committees if c != game.topo.centre and not exp02_values.voids_output(regs.get(c))
+            ]
+            self.standard_committee = bool(usable)
+            if usable:
+                self.surcharge = min(sum(regs[c][1:3]) if c in regs else 0 for c in usable)
         committee_chance = 1.0
         if not self.standard_committee:
             pile = game.draw_pile
@@ -279,6 +298,8 @@ class _Frame:
             committee_chance = 1.0 - (1.0 - left / len(pile)) ** min(len(pile), 2 * n) if pile else 0.0
         self.committee_chance = committee_chance
         self.convert = bool(game.grassroots)
+        if regs:  # EXP-02-02-B-07: a Blockade prohibits the conversion
+            self.convert = any(not (c in regs and regs[c][3]) for c in game.grassroots)
 
     def copy(self) -> _Frame:
         f = object.__new__(_Frame)
@@ -335,6 +356,8 @@ def _player_score(
         else:
             holdings = [float(h) for h in held]
         pairs = _pairs(holdings, frame.convert, w.convert_ratio)
+        if frame.surcharge:  # EXP-02: each formalization costs 2 + surcharge Resources
+            pairs *= 2.0 / (2.0 + frame.surcharge)
         potential = cap_new * (1.0 - math.exp(-pairs / cap_new))
         if not frame.standard_committee:
             first = 0.0 if start_used[p] else min(1.0, potential)
@@ -927,6 +950,10 @@ class HeuristicPolicy:
         self.incremental = incremental
         # The last IncrementalEvaluation and the position it belongs to (see _reuse).
         self._last: tuple[IncrementalEvaluation, int, object, int] | None = None
+        #: EXP-02 only: the values of the EXP-02 cards at this Political Action (policies/exp02_values.py), whose
+        #: held share :meth:`_continue` adds to the evaluation; None in every other game and decision.
+        self._cards: dict[int, float] | None = None
+        self.exp02_weights = exp02_values.DEFAULT_EXP02
 
     # ------------------------------------------------------------------ public
     def act(self, game: Game) -> int:
@@ -955,11 +982,16 @@ class HeuristicPolicy:
         per action)."""
         if self.incremental and IncrementalEvaluation.applies(game):
             return self._incremental_values(game, me, legal, hold)
+        self._cards = None
+        if game.config.exp02 and (game.phase_name == "political" or game.phase_name in _CONTINUATIONS_EXP02):
+            w = self.weights
+            self._cards = exp02_values.card_values(game, me, lambda g, p: evaluate(g, p, w, hold), self.exp02_weights)
         values: dict[int, float] = {}
         for a in self._candidates(game, me, legal, hold):
             child = game.clone()
             child.apply(a)
             values[a] = self._continue(child, me, hold)
+        self._cards = None
         return values
 
     def _incremental_values(self, game: Game, me: int, legal: list[int], hold: bool) -> dict[int, float]:
@@ -1053,7 +1085,8 @@ class HeuristicPolicy:
         """Value after an action: the best continuation while the same Political Action goes on.
 
         ``board``: the Board data of ``game`` if the caller knows them (the Board is unchanged)."""
-        if game.current_player == me and game.phase_name in _CONTINUATIONS:
+        continuations = _CONTINUATIONS_EXP02 if game.config.exp02 else _CONTINUATIONS
+        if game.current_player == me and game.phase_name in continuations:
             legal = game.legal_actions()
             best = -math.inf
             for a in self._candidates(game, me, legal, hold):
@@ -1061,6 +1094,10 @@ class HeuristicPolicy:
                 child.apply(a)
                 best = max(best, self._continue(child, me, hold, board))
             return best
+        if self._cards:  # EXP-02: the held share of the Measures in hand
+            return evaluate(game, me, self.weights, hold) + exp02_values.option_value(
+                game, me, self._cards, self.exp02_weights
+            )
         if board is None:
             return evaluate(game, me, self.weights, hold)
         return _evaluate(game, me, self.weights, hold, board)

@@ -406,3 +406,84 @@ def test_m12_placement_at_the_settlement_triggers_deployment_order_and_the_settl
     assert h.to_dict() == data
     act(h, "blockade 8,7")
     assert regs(h) == {"8,7": [0, 0, 0, 1]} and h.round == 2 and h.phase_name == "place_tile"
+
+
+# ---------------------------------------------------------------------------- R34 option: owner_only_benefits
+
+
+def _to_owners_next_turn(game: Game) -> None:
+    """Players 1..3 take their turns (lowest tile cell, then pass) until player 0's next Political Action."""
+    act(game, legal(game)[0])  # player 1's tile
+    while not (game.current_player == 0 and game.phase_name == "political"):
+        options = legal(game)
+        act(game, "pass" if "pass" in options else options[0])
+
+
+@pytest.mark.parametrize("owner_only", [False, True])
+def test_m06_order_partnership_global_or_owner_only_with_the_r31_window_bc43(owner_only):
+    from bc_env.rules import RulesConfig
+
+    config = RulesConfig(players=4, exp02=True, owner_only_benefits=owner_only)
+    sc = _board(Scenario02(config))
+    sc.reg("8,7", "control")
+    sc.hand(0, "EXP-02-M06", "EXP-02-M07")  # M07 Legal Review: SEC + DOM
+    sc.resources(0, SEC=3, FOR=1)
+    sc.hand(1, "EXP-02-M14")  # File Status: SEC + DOM
+    sc.resources(1, SEC=2)
+    g = sc.game()
+    act(g, "play EXP-02-M06")
+    (active,) = [a for a in g.active_effects if a.id == "EXP-02-M06"]
+    assert active.until == ("end_of_player_turn" if owner_only else "end_of_round")
+    act(g, legal(g)[0])  # player 1's tile
+    # RULINGS R34: as written everybody may pay the DOM with SEC; with the option only the owner
+    assert ("play EXP-02-M14" in legal(g)) is not owner_only
+    _to_owners_next_turn(g)  # the Round Settlement lies between (4 players: round 2)
+    assert g.round == 2
+    # "this round" ended at the settlement (R35); the owner's R31 window runs to the end of its next turn
+    assert ("play EXP-02-M07" in legal(g)) is owner_only
+    if owner_only:
+        act(g, "play EXP-02-M07", "control 8,7")
+        assert res(g, 0)["SEC"] == 0 and regs(g) == {}
+        act(g, "pass") if "pass" in legal(g) else None
+        _to_owners_next_turn(g)
+    assert not [a for a in g.active_effects if a.id == "EXP-02-M06"]
+    assert g.config.to_dict()["owner_only_benefits"] is owner_only  # written with EXP-02 alone (R34 option)
+    assert RulesConfig.from_dict(g.config.to_dict()) == config
+
+
+@pytest.mark.parametrize("owner_only", [False, True])
+def test_m15_situation_assessment_global_or_owner_only_with_the_r31_window_bc43(owner_only):
+    from bc_env.rules import RulesConfig
+
+    config = RulesConfig(players=4, exp02=True, owner_only_benefits=owner_only)
+    sc = _board(Scenario02(config))
+    sc.hand(0, "EXP-02-M15", "EXP-02-M02")  # Emergency Decree: SEC + SEC + the 2 SEC placement (R61)
+    sc.resources(0, SEC=4)
+    sc.hand(1, "EXP-02-M01")  # Threat Situation: SEC + INF + the placement
+    sc.resources(1, SEC=2, INF=1)
+    g = sc.game()
+    act(g, "play EXP-02-M15")
+    (active,) = [a for a in g.active_effects if a.id == "EXP-02-M15"]
+    assert active.until == ("end_of_player_turn" if owner_only else "end_of_round")
+    act(g, legal(g)[0])  # player 1's tile
+    # RULINGS R34/R45: as written anybody's next placement costs 1 SEC; with the option only the owner's
+    assert ("play EXP-02-M01" in legal(g)) is not owner_only
+    _to_owners_next_turn(g)
+    assert g.round == 2
+    # the owner's own placement in its window: Emergency Decree for 3 SEC instead of 4
+    assert ("play EXP-02-M02" in legal(g)) is owner_only
+    if owner_only:
+        act(g, "play EXP-02-M02")
+        assert regs(g) == {"9,7": [0, 0, 0, 1]} and res(g, 0)["SEC"] == 0
+        assert not [a for a in g.active_effects if a.id == "EXP-02-M15"]  # consumed by the owner's placement
+        assert events(g, "effect-consumed")[-1]["rule"] == "EXP-02-08-M15-03"
+    else:
+        assert not [a for a in g.active_effects if a.id == "EXP-02-M15"]  # lapsed at the settlement (R35)
+
+
+def test_owner_only_benefits_is_not_written_for_core_or_exp01_configs():
+    from bc_env.rules import RulesConfig
+
+    assert "owner_only_benefits" not in RulesConfig(players=4).to_dict()
+    assert "owner_only_benefits" not in RulesConfig(players=4, exp01=True).to_dict()
+    assert RulesConfig(players=4, exp02=True).to_dict()["owner_only_benefits"] is False

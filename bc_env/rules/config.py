@@ -110,7 +110,7 @@ class RulesConfig:
     #: be taken, never played) instead of removing them; written only with EXP-03.
     exp03_dead_eco_cards: bool = False
     #: RULINGS R34 option: Measures that grant a benefit but name no owner benefit only their owner, within the R31
-    #: window: EXP-03-08-M08 (EXP-02-08-M06, -M15 do not read it yet); written only with EXP-03.
+    #: window: EXP-02-08-M06, EXP-02-08-M15, EXP-03-08-M08; written only with EXP-02 or EXP-03.
     owner_only_benefits: bool = False
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
@@ -186,8 +186,8 @@ class RulesConfig:
         if not self.exp03:  # EXP-03 options (RULINGS R36, R58): core and EXP-01 states stay as they were
             del data["countdown_supply"]
             del data["exp03_dead_eco_cards"]
-        if not self.exp03:
-            del data["owner_only_benefits"]  # RULINGS R34 option; implemented for EXP-03-08-M08 only so far
+        if not (self.exp02 or self.exp03):  # RULINGS R34 option (EXP-02-08-M06, -M15, EXP-03-08-M08)
+            del data["owner_only_benefits"]
         return data
 
     @classmethod

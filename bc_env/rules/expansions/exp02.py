@@ -271,25 +271,32 @@ def removable(game: Game) -> list[tuple[int, int]]:
     return sorted((t, c) for c, v in state(game).on.items() if not protected(game, c) for t in range(4) if v[t])
 
 
-def placement_discount(game: Game) -> int:
-    """The index in ``game.active_effects`` of the Situation Assessment in force, or -1 (EXP-02-08-M15, R45)."""
+def benefits(game: Game, active: ActiveEffect, player: int) -> bool:
+    """Whether ``player`` gets the benefit of M06 / M15 ``active``: everybody (RULINGS R34, as written), or with the
+    option ``owner_only_benefits`` only its owner (its R31 window is the duration, see ``_benefit_card``)."""
+    return not game.config.owner_only_benefits or player == active.owner
+
+
+def placement_discount(game: Game, player: int) -> int:
+    """The index in ``game.active_effects`` of the Situation Assessment in force for a placement by ``player``, or
+    -1 (EXP-02-08-M15, R45; R34: anybody's, or with ``owner_only_benefits`` only ``player``'s own)."""
     for i, a in enumerate(game.active_effects):
-        if a.id == "EXP-02-M15" and a.from_round <= game.round:
+        if a.id == "EXP-02-M15" and a.from_round <= game.round and benefits(game, a, player):
             return i
     return -1
 
 
-def placement_cost(game: Game) -> Cost:
+def placement_cost(game: Game, player: int) -> Cost:
     """EXP-02-04-A-01: 2 SEC; Situation Assessment: 1 SEC less, minimum 1 (EXP-02-08-M15-03, RULINGS R45)."""
     n = PLACEMENT_SEC
-    if placement_discount(game) >= 0:
+    if placement_discount(game, player) >= 0:
         n = max(1, n - 1)
     return ((n, ANY, 1 << sec_of(game)),)
 
 
-def consume_discount(game: Game) -> None:
-    """RULINGS R45: the discount is consumed by the first placement that is made."""
-    i = placement_discount(game)
+def consume_discount(game: Game, player: int) -> None:
+    """RULINGS R45: the discount is consumed by the first placement that is made (by ``player``, who gets it)."""
+    i = placement_discount(game, player)
     if i >= 0:
         active = game.active_effects.pop(i)
         game.log("effect-consumed", "EXP-02-08-M15-03", id=active.id, owner=active.owner)
@@ -653,13 +660,13 @@ class CompetenceConflict(Frame):
     def run(self, game: Game) -> None:
         game.stack.pop()
         p, aa = self.owner, state(game).aa
-        cost = placement_cost(game)[0][0]
+        cost = placement_cost(game, p)[0][0]
         sec = sec_of(game)
         if game.res[p * game.num_resorts + sec] < cost:
             game.log("regulation-not-placed", "EXP-02-04-A-04", player=p, cell=aa, type=TYPE_NAMES[ADMINISTRATION])
             return
         game._pay(p, [sec] * cost, "EXP-02-04-A-01")
-        consume_discount(game)
+        consume_discount(game, p)
         attach(game, ADMINISTRATION, aa, p, "EXP-02-08-M05-03")
 
     def describe(self, game: Game) -> dict[str, Any]:
@@ -894,10 +901,13 @@ class OrderPartnership(Modifier):
 
     source = "measure"
     kinds = frozenset(("play",))
+    data_keys = frozenset(("player", "turn"))  # the R31 window under the option ``owner_only_benefits``
 
     def substitutes(
         self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost, imposed: tuple[int, ...]
     ) -> list[Cost]:
+        if not benefits(game, active, effect.actor):
+            return []  # RULINGS R34 option: its owner only
         sec_mask = 1 << sec_of(game)
         out = []
         for i, (count, rule, mask) in enumerate(cost):
@@ -918,9 +928,10 @@ class SituationAssessment(Modifier):
     cost is lowered the same way. Consumed by the first placement made (``consume_discount``)."""
 
     kinds = frozenset(("play",))
+    data_keys = frozenset(("player", "turn"))  # the R31 window under the option ``owner_only_benefits``
 
     def adjust_cost(self, game: Game, active: ActiveEffect, effect: Effect, cost: Cost) -> Cost:
-        if game.measures[effect.card].key not in _PLACING_CARDS:
+        if game.measures[effect.card].key not in _PLACING_CARDS or not benefits(game, active, effect.actor):
             return cost
         slot = (PLACEMENT_SEC, ANY, 1 << sec_of(game))
         if slot not in cost:
@@ -968,14 +979,14 @@ MODIFIERS.update(
 
 def _m01(game: Game, player: int, card: int, tile: int, target: int) -> None:
     # EXP-02-08-M01-03, RULINGS R61: the placement cost was paid with the card (EXP-02-04-A-06).
-    consume_discount(game)
+    consume_discount(game, player)
     game.stack.append(RegulationChoice(player, PLACE, "EXP-02-08-M01-03"))
     return None
 
 
 def _m02(game: Game, player: int, card: int, tile: int, target: int) -> None:
     # EXP-02-08-M02-03, RULINGS R32: a Blockade at once on the unresolved Hotspot (placement paid with the card).
-    consume_discount(game)
+    consume_discount(game, player)
     attach(game, BLOCKADE, tile, player, "EXP-02-08-M02-03")
     return None
 
@@ -985,6 +996,18 @@ def _window_card(key: str) -> Any:
         # RULINGS R31: "this turn" = from play to the end of the owner's next turn, consumed by its trigger.
         data = (("player", player), ("turn", game.turn))
         return ActiveEffect(key, player, END_OF_PLAYER_TURN, game.round, data)
+
+    return resolve
+
+
+def _benefit_card(key: str) -> Any:
+    def resolve(game: Game, player: int, card: int, tile: int, target: int) -> ActiveEffect:
+        if game.config.owner_only_benefits:
+            # RULINGS R34 option, R31 window: its owner only, from play to the end of the owner's next turn.
+            data = (("player", player), ("turn", game.turn))
+            return ActiveEffect(key, player, END_OF_PLAYER_TURN, game.round, data)
+        # "This round" (EXP-02-07-02): until the next Round Settlement begins (RULINGS R35); everybody (R34).
+        return ActiveEffect(key, player, END_OF_ROUND, game.round)
 
     return resolve
 
@@ -1036,7 +1059,7 @@ RESOLVERS.update(
         "EXP-02-M03": _window_card("EXP-02-M03"),
         "EXP-02-M04": _m04,
         "EXP-02-M05": _window_card("EXP-02-M05"),
-        "EXP-02-M06": _this_round("EXP-02-M06"),
+        "EXP-02-M06": _benefit_card("EXP-02-M06"),
         "EXP-02-M07": _m07,
         "EXP-02-M08": _m08,
         "EXP-02-M09": _this_round("EXP-02-M09"),
@@ -1045,7 +1068,7 @@ RESOLVERS.update(
         "EXP-02-M12": _m12,
         "EXP-02-M13": _this_round("EXP-02-M13", ("cell", "tile")),
         "EXP-02-M14": _m14,
-        "EXP-02-M15": _this_round("EXP-02-M15"),
+        "EXP-02-M15": _benefit_card("EXP-02-M15"),
     }
 )
 PLAYABLE.update(
@@ -1158,7 +1181,7 @@ class Exp02(Expansion):
         if kind == "authority":
             return Effect("authority", player, cell, FREE)  # EXP-02-05-03: no SEC; ContextTile AA (R25)
         if kind == "io-place":
-            return Effect("io-place", player, cell, placement_cost(game))  # EXP-02-02-G-05
+            return Effect("io-place", player, cell, placement_cost(game, player))  # EXP-02-02-G-05
         if kind == "io-move":
             return Effect("io-move", player, cell, FREE)  # EXP-02-02-F-03
         return None
@@ -1181,7 +1204,7 @@ class Exp02(Expansion):
             game._pop(res)
             _pay_option(game, res, effect, "EXP-02-02-G-05" if kind == "io-place" else "EXP-02-02-G-04")
             if kind == "io-place":
-                consume_discount(game)
+                consume_discount(game, res.owner)
             game.stack.append(RegulationChoice(res.owner, PLACE if kind == "io-place" else PICK_MOVE, "EXP-02-02-G-04"))
             return True
         return False

@@ -1,0 +1,197 @@
+"""What the hand-written bots know of EXP-02 Security & Order beyond the evaluation (issue #14; docs/policies.md).
+
+The evaluation (``policies/heuristic.py``) reads the Regulations on the Board: a Blockade or SecurityLevel stops /
+lowers a ResortTile's production (EXP-02-04-B, RULINGS R29, R40), makes a Committee useless for FormalizeInfluence
+(Blockade: prohibited; SecurityLevel: its one new Influence reduced to 0, R29), a Grassroots useless for a
+conversion (Blockade) and a Hotspot's free placement void (EXP-02-04-C-03, R29); Control / Administration on the
+Committees make every formalization dearer (EXP-02-02-B-03/05). So the one-step look-ahead already values a
+Regulation placed, moved or removed (Inner Order, Authority Apparatus, the continuations of a Measure) by the
+position it leaves.
+
+A Measure, though, is two Political Actions apart from its effect (TakeMeasure, then PlayMeasure, often a
+ConvertResources for the SEC between), which one step does not see. :func:`card_values` therefore prices each
+EXP-02 card the bot holds or could take by the best change of the evaluation its effect can make in the current
+position (a Regulation placed with Threat Situation, a Blockade on an unresolved Hotspot with Emergency Decree, the
+best removal with Legal Review, the best move with Jurisdiction Shift, a Regulation on a Hotspot at the settlement
+with Loss of Control, plus what paying the Resources it has towards the cost changes); :func:`option_value` adds
+a share of the best of those values (a larger share for a card in hand than for a face-up one), less a little per
+Resource still missing for the card's cost. Taking a card, converting for its SEC and playing it
+then each look better than the alternatives exactly when the effect is worth it. Nothing here is read in a game
+without EXP-02.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bc_env.rules import Game
+from bc_env.rules.components import COMMITTEE, GRASSROOTS, HOTSPOT, RESORT
+from bc_env.rules.expansions import exp02
+
+# Regulation types (the order of ``Regulations.on``'s counts).
+SECURITY_LEVEL, CONTROL, ADMINISTRATION, BLOCKADE = 0, 1, 2, 3
+
+#: The cards whose effect :func:`card_values` prices (the others are worth nothing held).
+PRICED = ("EXP-02-M01", "EXP-02-M02", "EXP-02-M04", "EXP-02-M07", "EXP-02-M12")
+
+
+@dataclass(frozen=True)
+class Exp02Weights:
+    """How much of a card's value counts while it is held (``held``) or face up (``open``), what each Resource of
+    its cost still missing (and the TakeMeasure of a face-up card) takes off (``per_missing``) and the discount of
+    an effect at the next settlement (``settlement``)."""
+
+    held: float = 0.5
+    open: float = 0.3
+    per_missing: float = 0.02
+    settlement: float = 0.8
+
+
+DEFAULT_EXP02 = Exp02Weights()
+
+
+def regulations(game: Game) -> dict[int, list[int]] | None:
+    """cell -> [SecurityLevel, Control, Administration, Blockade] counts, or None without EXP-02."""
+    st = game.ext.get(exp02.NAME)
+    return st.on if isinstance(st, exp02.Regulations) else None
+
+
+def voids_output(counts: list[int] | None) -> bool:
+    """A tile with a Blockade (its effect prohibited) or a SecurityLevel: a Committee's one new Influence and a
+    Hotspot's one placed Influence are reduced to 0 (RULINGS R29)."""
+    return bool(counts) and bool(counts[BLOCKADE] or counts[SECURITY_LEVEL])  # type: ignore[index]
+
+
+def _targets(game: Game) -> list[int]:
+    """The tiles a Regulation matters on: ResortTiles, standard Committees, Grassroots, unresolved Hotspots."""
+    out = []
+    for c in game.nonstart:
+        k = game.kind_at[c]
+        if k in (RESORT, COMMITTEE, GRASSROOTS) or (k == HOTSPOT and not game.resolved[c]):
+            out.append(c)
+    return out
+
+
+def card_values(
+    game: Game, me: int, evaluate: Callable[[Game, int], float], w: Exp02Weights = DEFAULT_EXP02
+) -> dict[int, float]:
+    """Value for ``me`` of each EXP-02 card in ``me``'s hand or face up (by card id): the best gain of the
+    evaluation its effect can make now plus what paying its cost (the Resources ``me`` has towards it) changes
+    (0 if that is not positive)."""
+    zones = game.ext.get("measures")
+    if zones is None:
+        return {}
+    cards = [k for k in zones.hands[me] if game.measures[k].key in PRICED]  # type: ignore[attr-defined]
+    for deck in zones.open:  # type: ignore[attr-defined]
+        cards.extend(k for k in deck if game.measures[k].key in PRICED)
+    if not cards:
+        return {}
+    keys = {game.measures[k].key for k in cards}
+    base = evaluate(game, me)
+    paid: dict[str, float] = {}
+    for k in cards:  # what paying the card's cost alone loses (the Resources ``me`` has towards it)
+        key = game.measures[k].key
+        if key not in paid:
+            child = game.clone()
+            pay_what_you_can(child, me, k)
+            paid[key] = evaluate(child, me) - base
+    child = game.clone()
+    st = exp02.state(child)
+    targets = _targets(game)
+    hot = [c for c in targets if game.kind_at[c] == HOTSPOT]
+
+    def gain_place(t: int, c: int) -> float:
+        st.attach(c, t)
+        v = evaluate(child, me) - base
+        st.detach(c, t)
+        return v
+
+    place = {(t, c): gain_place(t, c) for t in range(4) for c in targets if exp02.attachable(game, t, c)}
+    best: dict[str, float] = {}
+    best["EXP-02-M01"] = max(place.values(), default=0.0)
+    best["EXP-02-M02"] = max((place.get((BLOCKADE, c), 0.0) for c in hot), default=0.0)
+    best["EXP-02-M12"] = w.settlement * max(
+        (place.get((t, c), 0.0) for t in (BLOCKADE, CONTROL, SECURITY_LEVEL) for c in hot), default=0.0
+    )
+    if "EXP-02-M07" in keys or "EXP-02-M04" in keys:
+        remove, move = 0.0, 0.0
+        for t, c in exp02.removable(child):
+            st.detach(c, t)
+            after = evaluate(child, me) - base
+            remove = max(remove, after)
+            if "EXP-02-M04" in keys:
+                for d in targets:
+                    if d != c and exp02.attachable(game, t, d):
+                        st.attach(d, t)
+                        move = max(move, evaluate(child, me) - base)
+                        st.detach(d, t)
+            st.attach(c, t)
+        best["EXP-02-M07"] = remove
+        best["EXP-02-M04"] = move
+    return {k: max(0.0, best.get(game.measures[k].key, 0.0) + paid[game.measures[k].key]) for k in cards}
+
+
+def pay_what_you_can(game: Game, me: int, card: int) -> None:
+    """Take from ``me`` (on a clone) the Resources it has towards ``card``'s printed cost: the named resorts first,
+    the free slots from its largest stocks."""
+    n = game.num_resorts
+    res = game.res
+    free = 0
+    for count, _rule, mask in game.measures[card].cost:
+        if mask & (mask - 1) == 0:
+            r = mask.bit_length() - 1
+            res[me * n + r] -= min(count, res[me * n + r])
+        else:
+            free += count
+    for _ in range(free):
+        r = max(range(n), key=lambda q: res[me * n + q])
+        if res[me * n + r] <= 0:
+            break
+        res[me * n + r] -= 1
+
+
+def missing(game: Game, me: int, card: int) -> int:
+    """Resources ``me`` still lacks for ``card``'s printed cost (named resorts first, then the free slots)."""
+    have = list(game.resources_of(me))
+    short = 0
+    free = 0
+    for count, _rule, mask in game.measures[card].cost:
+        if mask & (mask - 1) == 0:  # one named resort
+            r = mask.bit_length() - 1
+            take = min(count, have[r])
+            have[r] -= take
+            short += count - take
+        else:
+            free += count
+    return short + max(0, free - sum(have))
+
+
+def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights = DEFAULT_EXP02) -> float:
+    """What the EXP-02 cards are worth to ``me`` before they are played (``values`` from :func:`card_values`): the
+    best of ``held`` times the value of a card in ``me``'s hand and ``open`` times the value of a face-up card
+    (it still needs a TakeMeasure), each less ``per_missing`` per Resource of its cost ``me`` still lacks (every
+    EXP-02 card costs SEC, which only a ConvertResources gives, RULINGS R24); 0 where the turns left cannot pay
+    and play it. Playing a card gives up its held share, so it is played when its effect is worth more."""
+    zones = game.ext.get("measures")
+    if zones is None or not values or game.is_terminal():
+        return 0.0
+    turns = game.turns_left(me)
+    best = 0.0
+    hand = zones.hands[me]  # type: ignore[attr-defined]
+    candidates = [(k, w.held, 0) for k in hand]
+    for deck in zones.open:  # type: ignore[attr-defined]
+        candidates.extend((k, w.open, 1) for k in deck)
+    for k, share, take in candidates:
+        v = values.get(k, 0.0)
+        if v <= 0.0:
+            continue
+        short = missing(game, me, k) + take
+        if turns < short + 1:
+            continue
+        best = max(best, v * share - w.per_missing * short)
+    return best
+
+
+__all__ = ["DEFAULT_EXP02", "PRICED", "Exp02Weights", "voids_output", "card_values", "missing", "option_value",
+           "regulations"]  # fmt: skip

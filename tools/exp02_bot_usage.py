@@ -1,0 +1,136 @@
+"""How the hand-written bots use EXP-02: Regulations placed and EXP-02 Measures taken / played per game, with the
+win share (issue #14; numbers in docs/policies.md).
+
+    python tools/exp02_bot_usage.py --bots heuristic,random,random,random --games 200 --seed 11
+    python tools/exp02_bot_usage.py --bots heuristic,heuristic@old,heuristic,heuristic@old --baseline e28d817
+
+The games are ``policies.arena.play_match``'s (engine seed ``seed + i``, seats rotated, bots seeded per game as
+``balance-control match`` does), so the win shares equal that command's. ``NAME@old`` is the bot ``NAME`` as it
+was at the git revision ``--baseline`` (``policies/heuristic.py`` and ``policies/expert.py`` of that revision,
+loaded as a package of their own). Each game is replayed from its actions to count, per seat: Regulations placed
+(``regulation-placed`` events by that player: Inner Order, Threat Situation, Emergency Decree, Loss of Control,
+Competence Conflict), EXP-02 Measures taken and played, Authority Apparatus activations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bc_env.rules import Game, RulesConfig  # noqa: E402
+from policies.arena import GameResult, bot_seed, play_match, wilson_interval  # noqa: E402
+
+COUNTS = ("regulations", "taken", "played", "authority")
+
+
+def baseline_package(ref: str) -> str:
+    """Write the bots of git revision ``ref`` as the package ``policies_baseline`` and return its name."""
+    pkg = Path(tempfile.mkdtemp(prefix="bc-baseline-")) / "policies_baseline"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    for name in ("heuristic.py", "expert.py"):
+        text = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{ref}:policies/{name}"], check=True, capture_output=True, text=True
+        ).stdout
+        (pkg / name).write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(pkg.parent))
+    return "policies_baseline"
+
+
+class Seeded:
+    """A baseline bot created afresh for game ``index`` with ``bot_seed`` (as ``play_match`` does for names)."""
+
+    def __init__(self, factory: Any, label: str, match_seed: int, slot: int) -> None:
+        self.factory, self.name, self.match_seed, self.slot = factory, label, match_seed, slot
+        self.index = 0
+        self.bot: Any = None
+        self.bot_index = -1
+
+    def act(self, game: Game) -> int:
+        if self.bot is None or self.bot_index != self.index:
+            self.bot = self.factory(bot_seed(self.match_seed, self.index, self.slot))
+            self.bot_index = self.index
+        return int(self.bot.act(game))
+
+
+def count_usage(config: RulesConfig, result: GameResult) -> list[dict[str, int]]:
+    """Per seat: Regulations placed, EXP-02 Measures taken / played, AA activations (from the replayed game)."""
+    game = Game.new(config, result.seed)
+    for a in result.actions:
+        game.apply(a)
+    out = [dict.fromkeys(COUNTS, 0) for _ in range(config.players)]
+    for e in game.events:
+        p = e.get("player")
+        if not isinstance(p, int):
+            continue
+        t = e["type"]
+        if t == "regulation-placed":
+            out[p]["regulations"] += 1
+        elif t == "take-measure" and str(e.get("card", "")).startswith("EXP-02-"):
+            out[p]["taken"] += 1
+        elif t == "play-measure" and str(e.get("card", "")).startswith("EXP-02-"):
+            out[p]["played"] += 1
+        elif t == "authority-apparatus":
+            out[p]["authority"] += 1
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="exp02-4p")
+    parser.add_argument("--bots", default="heuristic,random,random,random", help="one per seat; NAME@old: baseline")
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--baseline", default="HEAD", help="git revision of the NAME@old bots")
+    args = parser.parse_args(argv)
+    config = RulesConfig.resolve(args.config)
+    names = args.bots.split(",")
+    entrants: list[Any] = []
+    base = None
+    for e, name in enumerate(names):
+        if name.endswith("@old"):
+            base = base or importlib.import_module(baseline_package(args.baseline) + ".expert")
+            heur = importlib.import_module("policies_baseline.heuristic")
+            factory = {"heuristic": heur.HeuristicPolicy, "expert": base.ExpertPolicy}[name[:-4]]
+            entrants.append(Seeded(factory, name, args.seed, e))
+        else:
+            entrants.append(name)
+    totals = [dict.fromkeys(COUNTS, 0) for _ in names]
+    game_index = [0]
+
+    def on_game(result: GameResult) -> None:
+        usage = count_usage(config, result)
+        shift = game_index[0] % config.players
+        for e in range(len(names)):
+            for k in COUNTS:
+                totals[e][k] += usage[(e + shift) % config.players][k]
+        game_index[0] += 1
+        for ent in entrants:
+            if isinstance(ent, Seeded):
+                ent.index = game_index[0]
+
+    match = play_match(config, entrants, args.games, args.seed, on_game=on_game)
+    print(f"{config.name}, {args.games} games, seed {args.seed}, seats rotated (baseline {args.baseline})")
+    print("| entrant | win share (Wilson 95%) | outright / shared | mean Influence | Regulations placed / game "
+          "| EXP-02 Measures taken / game | played / game | AA activations / game |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for e, st in enumerate(match.entrants):
+        lo, hi = wilson_interval(float(st.wins), args.games)
+        t = totals[e]
+        g = args.games
+        print(f"| {st.label} | {float(st.wins) / g:.1%} ({lo:.1%}–{hi:.1%}) | {st.outright} / {st.shared} "
+              f"| {st.influence_sum / g:.2f} | {t['regulations'] / g:.2f} "
+              f"| {t['taken'] / g:.2f} | {t['played'] / g:.2f} | {t['authority'] / g:.2f} |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
