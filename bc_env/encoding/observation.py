@@ -29,7 +29,10 @@ layout and every value are exactly the core encoding (a test pins digests of cor
 
 from __future__ import annotations
 
+import array
 import math
+import operator
+import struct
 from typing import Any
 
 import numpy as np
@@ -389,11 +392,15 @@ class Encoder:
         self.low = np.zeros(self.size_total, dtype=np.float32)
         self.high = np.ones(self.size_total, dtype=np.float32)
 
-        # Board-tracking state (one game at a time).
-        self._board = static.copy()
-        self._flat = self._board.reshape(-1)
+        # Board-tracking state (one game at a time). The flat planes are an array.array (single-element writes are
+        # cheap) with NumPy views on the same memory (copies and permutations are cheap).
+        self._board_buf = array.array("f", static.reshape(-1).tobytes())
+        self._flat = np.frombuffer(self._board_buf, dtype=np.float32)
+        self._board = self._flat.reshape(C, N)
+        #: The raw non-board vector as float32 bytes (one C call, then a NumPy view).
+        self._pack_vector = struct.Struct(f"{NB}f").pack
+        self._vec_perm_lists: list[list[int]] = [perm.tolist() for perm in self._vec_perm]
         self._version = 0
-        self._rel_cache: list[tuple[int, np.ndarray] | None] = [None] * P
         self._row_tile = rows["tile"] * N
         self._row_resort = rows["resort"] * N
         self._row_value = rows["value"] * N
@@ -414,20 +421,18 @@ class Encoder:
         self.rebuilds = 0  # how many full rebuilds happened (for tests and profiling)
 
     # ------------------------------------------------------------------ public API
-    def encode(self, game: Game, observer: int) -> np.ndarray:
+    def encode(self, game: Game, observer: Any) -> np.ndarray:
         """The observation of seat ``observer`` as a new flat float32 vector."""
         if game.topo is not self.topo or game.num_players != self.num_players:
             raise ValueError(f"this encoder is for {self.config.name!r}; the game uses {game.config.name!r}")
         if not 0 <= observer < self.num_players:
             raise ValueError(f"observer must be a seat in 0..{self.num_players - 1}, got {observer!r}")
+        o: int = operator.index(observer)
         self._sync(game)
-        cached = self._rel_cache[observer]
-        if cached is not None and cached[0] == self._version:
-            board = cached[1]
-        else:
-            board = self._board.take(self._board_rows[observer], axis=0).reshape(-1)
-            self._rel_cache[observer] = (self._version, board)
-        out = np.concatenate((board, self._vector(game, observer)))
+        out = np.empty(self.size_total, dtype=np.float32)
+        bs = self.board_size
+        self._board.take(self._board_rows[o], axis=0, out=out[:bs].reshape(self.num_channels, self.num_cells))
+        self._vector(game, o, out[bs:])
         dec = game.decision  # decision context on the board (out is a fresh copy)
         if isinstance(dec, MoveTo):
             out[self._idx_move_source + dec.src] = 1.0
@@ -476,18 +481,18 @@ class Encoder:
         return {name: vec[off : off + int(np.prod(shape))].reshape(shape) for name, (off, shape) in self.spec.items()}
 
     # ------------------------------------------------------------------ non-board features
-    def _vector(self, g: Game, observer: int) -> np.ndarray:
-        """The non-board features, seat-relative.
+    def _vector(self, g: Game, observer: int, out: np.ndarray) -> None:
+        """The non-board features, seat-relative, into ``out``.
 
-        Raw values go into a list in absolute seat order, then one NumPy step permutes them to the
-        observer's order and scales them. Every raw value is bounded so that the scaled value lies in
+        Raw values go into a list in absolute seat order, then permuted to the observer's order, packed as
+        float32 and scaled by one NumPy multiplication. Every raw value is bounded so that the scaled value lies in
         [0, 1] (the saturating ones are clamped here), which keeps the observation inside its Box.
         """
         (o_hand_kind, o_hand_resort, o_hand_value, o_players, o_deployed, o_resources, o_resources_log,
          o_start_player, o_to_act, o_bank, o_bank_finite, o_noise, o_gate, o_pile, o_pile_size, o_discard_size,
          o_round, o_turn, o_phase, o_effect_kind, o_paid, o_gain, o_turns_left, o_turns_at_most,
          o_slack) = self._offsets  # fmt: skip
-        v = self._zero_list[:]
+        v: list[Any] = self._zero_list[:]
         tile = g.drawn
         if tile >= 0:
             spec = self.catalogue[tile]
@@ -499,7 +504,8 @@ class Encoder:
         starting, deployed = g.starting, g.deployed
         # supply, on_board, starting, deployed, created, start_used: consecutive views of P values each.
         # The cap bounds them all (supply + board = starting + created <= cap, RULINGS R12).
-        v[o_players : o_players + 6 * P] = g.supply + g.on_board + starting + deployed + g.created + g.start_used
+        v[o_players : o_players + 5 * P] = g.supply + g.on_board + starting + deployed + g.created
+        v[o_players + 5 * P : o_players + 6 * P] = g.start_used
         # "deployed" is the progress towards the formalize gate (RULINGS R11): min(deployed, starting) / starting.
         v[o_deployed : o_deployed + P] = [min(x, st) / st if st > 0 else 1.0 for x, st in zip(deployed, starting)]
         res = g.res
@@ -542,11 +548,10 @@ class Encoder:
             self._vector_exp(g, v)
             for view in self.expansion_views:
                 view.encode_vector(self, g, v)
-        arr = np.array(v, dtype=np.float32)[self._vec_perm[observer]]
-        arr *= self._scale
-        return arr
+        raw = np.frombuffer(self._pack_vector(*[v[i] for i in self._vec_perm_lists[observer]]), dtype=np.float32)
+        np.multiply(raw, self._scale, out=out)
 
-    def _clock(self, g: Game, v: list[float], o_left: int, o_at_most: int, o_slack: int) -> None:
+    def _clock(self, g: Game, v: list[Any], o_left: int, o_at_most: int, o_slack: int) -> None:
         """The game clock per player: Political Actions still to take (``Game.turns_left``), as a count and a
         thermometer, and the slack: those turns minus the Place and FormalizeInfluence actions still needed to
         reach the cap (each Influence not on the Board needs a Place, each not yet created a FormalizeInfluence;
@@ -565,7 +570,7 @@ class Encoder:
             first = o_slack + p * nb  # bin k: slack <= SLACK_RANGE[k]
             v[first : first + nb] = slack_rows[x]
 
-    def _vector_exp(self, g: Game, v: list[float]) -> None:
+    def _vector_exp(self, g: Game, v: list[Any]) -> None:
         """The expansion features (EXP-01), raw and in absolute seat order, into ``v``."""
         x = self._xoff
         if g.drawn >= 0:
@@ -619,7 +624,7 @@ class Encoder:
         if g.active_effects:
             self._effects_exp(g, v)
 
-    def _effects_exp(self, g: Game, v: list[float]) -> None:
+    def _effects_exp(self, g: Game, v: list[Any]) -> None:
         """Active effects by id: count, owner, target player, timing, turns left, waiting, usage flag."""
         x = self._xoff
         P = self.num_players
@@ -727,7 +732,9 @@ class Encoder:
         for c in set(dirty):
             self._set_control(g, c, w)
         if w:
-            self._flat[list(w)] = list(w.values())
+            buf = self._board_buf
+            for i, x in w.items():
+                buf[i] = x
             self._version += 1
         self._seen = len(events)
         self._last_event = events[-1]
