@@ -397,8 +397,21 @@ class Encoder:
         self._board_buf = array.array("f", static.reshape(-1).tobytes())
         self._flat = np.frombuffer(self._board_buf, dtype=np.float32)
         self._board = self._flat.reshape(C, N)
-        #: The raw non-board vector as float32 bytes (one C call, then a NumPy view).
+        # An observation is one bytes join: the board rows in the observer's order (memoryviews of the runs of
+        # consecutive rows in self._board_buf), then the non-board vector packed as float32 (scaled in place after).
+        board_bytes = memoryview(self._board_buf).cast("B")
+        self._board_parts: list[list[memoryview]] = []
+        for o in range(P):
+            parts: list[memoryview] = []
+            order = self._board_rows[o].tolist()
+            first = 0
+            for k in range(1, C + 1):
+                if k == C or order[k] != order[k - 1] + 1:
+                    parts.append(board_bytes[order[first] * N * 4 : (order[k - 1] + 1) * N * 4])
+                    first = k
+            self._board_parts.append(parts)
         self._pack_vector = struct.Struct(f"{NB}f").pack
+        self._float32 = np.dtype(np.float32)
         self._vec_perm_lists: list[list[int]] = [perm.tolist() for perm in self._vec_perm]
         self._version = 0
         self._row_tile = rows["tile"] * N
@@ -429,10 +442,10 @@ class Encoder:
             raise ValueError(f"observer must be a seat in 0..{self.num_players - 1}, got {observer!r}")
         o: int = operator.index(observer)
         self._sync(game)
-        out = np.empty(self.size_total, dtype=np.float32)
-        bs = self.board_size
-        self._board.take(self._board_rows[o], axis=0, out=out[:bs].reshape(self.num_channels, self.num_cells))
-        self._vector(game, o, out[bs:])
+        parts: list[Any] = self._board_parts[o] + [self._vector(game, o)]
+        out = np.frombuffer(bytearray().join(parts), dtype=self._float32)
+        vector = out[self.board_size :]
+        np.multiply(vector, self._scale, out=vector)
         dec = game.decision  # decision context on the board (out is a fresh copy)
         if isinstance(dec, MoveTo):
             out[self._idx_move_source + dec.src] = 1.0
@@ -481,12 +494,12 @@ class Encoder:
         return {name: vec[off : off + int(np.prod(shape))].reshape(shape) for name, (off, shape) in self.spec.items()}
 
     # ------------------------------------------------------------------ non-board features
-    def _vector(self, g: Game, observer: int, out: np.ndarray) -> None:
-        """The non-board features, seat-relative, into ``out``.
+    def _vector(self, g: Game, observer: int) -> bytes:
+        """The non-board features, seat-relative, as float32 bytes before scaling.
 
-        Raw values go into a list in absolute seat order, then permuted to the observer's order, packed as
-        float32 and scaled by one NumPy multiplication. Every raw value is bounded so that the scaled value lies in
-        [0, 1] (the saturating ones are clamped here), which keeps the observation inside its Box.
+        Raw values go into a list in absolute seat order, then permuted to the observer's order and packed as
+        float32; the caller scales them by one NumPy multiplication. Every raw value is bounded so that the scaled
+        value lies in [0, 1] (the saturating ones are clamped here), which keeps the observation inside its Box.
         """
         (o_hand_kind, o_hand_resort, o_hand_value, o_players, o_deployed, o_resources, o_resources_log,
          o_start_player, o_to_act, o_bank, o_bank_finite, o_noise, o_gate, o_pile, o_pile_size, o_discard_size,
@@ -548,8 +561,7 @@ class Encoder:
             self._vector_exp(g, v)
             for view in self.expansion_views:
                 view.encode_vector(self, g, v)
-        raw = np.frombuffer(self._pack_vector(*[v[i] for i in self._vec_perm_lists[observer]]), dtype=np.float32)
-        np.multiply(raw, self._scale, out=out)
+        return self._pack_vector(*[v[i] for i in self._vec_perm_lists[observer]])
 
     def _clock(self, g: Game, v: list[Any], o_left: int, o_at_most: int, o_slack: int) -> None:
         """The game clock per player: Political Actions still to take (``Game.turns_left``), as a count and a
