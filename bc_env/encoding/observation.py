@@ -411,6 +411,10 @@ class Encoder:
                     first = k
             self._board_parts.append(parts)
         self._pack_vector = struct.Struct(f"{NB}f").pack
+        # The core game's vector is written straight into a float32 array in the observer's order (_vector_core).
+        self._zero_vec = array.array("f", bytes(4 * NB))
+        self._at_most_arrays = [array.array("f", row) for row in self._at_most_rows]
+        self._slack_arrays = [array.array("f", row) for row in self._slack_rows]
         self._float32 = np.dtype(np.float32)
         self._vec_perm_lists: list[list[int]] = [perm.tolist() for perm in self._vec_perm]
         self._version = 0
@@ -442,7 +446,8 @@ class Encoder:
             raise ValueError(f"observer must be a seat in 0..{self.num_players - 1}, got {observer!r}")
         o: int = operator.index(observer)
         self._sync(game)
-        parts: list[Any] = self._board_parts[o] + [self._vector(game, o)]
+        vector_bytes: Any = self._vector(game, o) if self.expansion else self._vector_core(game, o)
+        parts: list[Any] = self._board_parts[o] + [vector_bytes]
         out = np.frombuffer(bytearray().join(parts), dtype=self._float32)
         vector = out[self.board_size :]
         np.multiply(vector, self._scale, out=vector)
@@ -562,6 +567,97 @@ class Encoder:
             for view in self.expansion_views:
                 view.encode_vector(self, g, v)
         return self._pack_vector(*[v[i] for i in self._vec_perm_lists[observer]])
+
+    def _vector_core(self, g: Game, observer: int) -> array.array[float]:
+        """:meth:`_vector` of a configuration without expansions, the same bytes: each value goes straight to its
+        place in the observer's order (relative player ``k`` is the seat ``(observer + k) % P``) in a float32 array,
+        so no list of every entry, no permutation and no packing (``tests/test_encoding.py`` compares the two)."""
+        (o_hand_kind, o_hand_resort, o_hand_value, o_players, o_deployed, o_resources, o_resources_log,
+         o_start_player, o_to_act, o_bank, o_bank_finite, o_noise, o_gate, o_pile, o_pile_size, o_discard_size,
+         o_round, o_turn, o_phase, o_effect_kind, o_paid, o_gain, o_turns_left, o_turns_at_most,
+         o_slack) = self._offsets  # fmt: skip
+        a = self._zero_vec[:]
+        tile = g.drawn
+        if tile >= 0:
+            spec = self.catalogue[tile]
+            a[o_hand_kind + spec.kind] = 1.0
+            if spec.kind == RESORT:
+                a[o_hand_resort + spec.resort] = 1.0
+                a[o_hand_value] = spec.value  # / 5 by the scale vector
+        P = self.num_players
+        R = self.num_resorts
+        supply, on_board, starting, deployed = g.supply, g.on_board, g.starting, g.deployed
+        created, start_used, res = g.created, g.start_used, g.res
+        log = self._log_table
+        for k in range(P):
+            p = observer + k
+            if p >= P:
+                p -= P
+            # supply, on_board, starting, deployed (as the progress towards the formalize gate, RULINGS R11),
+            # created, start_used: consecutive views of P values each.
+            a[o_players + k] = supply[p]
+            a[o_players + P + k] = on_board[p]
+            st = starting[p]
+            a[o_players + 2 * P + k] = st
+            x = deployed[p]
+            a[o_deployed + k] = (x if x < st else st) / st if st > 0 else 1.0
+            a[o_players + 4 * P + k] = created[p]
+            if start_used[p]:
+                a[o_players + 5 * P + k] = 1.0
+            for r in range(R):
+                x = res[p * R + r]
+                a[o_resources + k * R + r] = x if x < RES_LINEAR else RES_LINEAR
+                a[o_resources_log + k * R + r] = log[x] if x < 64 else 1.0
+        a[o_start_player + (g.start_player - observer) % P] = 1.0
+        dec = g.decision
+        if dec is not None:
+            a[o_to_act + (dec.owner - observer) % P] = 1.0
+        if self._finite_bank:
+            bank = g.bank
+            for r in range(R):
+                a[o_bank + r] = bank[r]
+            a[o_bank_finite] = 1.0
+        noise = g.noise
+        for r in range(R):
+            x = noise[r]
+            a[o_noise + r] = log[x] if x < 64 else 1.0
+        if g.formalize_gate_open():
+            a[o_gate] = 1.0
+        pile = self._pile
+        for i in range(len(pile)):
+            a[o_pile + i] = pile[i]
+        a[o_pile_size] = len(g.draw_pile)
+        a[o_discard_size] = len(g.discard)
+        a[o_round] = g.round if g.round < self._max_round else self._max_round
+        a[o_turn] = g.turns_in_round
+        a[o_phase + self._phase_index[g.phase_name]] = 1.0
+        if dec is not None:  # the clock (see _clock), per relative player
+            cap, top = self.cap, self._max_round
+            at_most, slack_rows = self._at_most_arrays, self._slack_arrays
+            last_at_most, lo, nb = CLOCK_BINS + 1, SLACK_RANGE.start - 1, len(SLACK_RANGE)
+            for k in range(P):
+                p = observer + k
+                if p >= P:
+                    p -= P
+                left = g.turns_left(p)
+                a[o_turns_left + k] = left if left < top else top
+                first = o_turns_at_most + k * CLOCK_BINS
+                a[first : first + CLOCK_BINS] = at_most[left if left < last_at_most else last_at_most]
+                needed = (cap - on_board[p]) + max(0, cap - starting[p] - created[p])
+                x = min(max(left - needed - lo, 0), nb + 1)
+                first = o_slack + k * nb
+                a[first : first + nb] = slack_rows[x]
+        if isinstance(dec, Resolution):
+            a[o_effect_kind + self._effect_index[dec.effect]] = 1.0
+            for r in dec.paid:
+                if a[o_paid + r] < PAID_SCALE:
+                    a[o_paid + r] += 1.0
+            if dec.kind == "gain":
+                for r in dec.gains:
+                    a[o_gain + r] = 1.0
+        elif isinstance(dec, Target):
+            a[o_effect_kind + self._effect_index["play"]] = 1.0
+        return a
 
     def _clock(self, g: Game, v: list[Any], o_left: int, o_at_most: int, o_slack: int) -> None:
         """The game clock per player: Political Actions still to take (``Game.turns_left``), as a count and a

@@ -680,6 +680,11 @@ class Game:
                 elif need_control and self.controller(c) != p:  # RULINGS R15, docs/rulings.md BC-04
                     continue
                 ok = None if same_cost is None else same_cost.get(start)
+                if ok is None and not slow:  # payment_choices without modifiers: is the base cost affordable
+                    base_cost = effects.START_COMMITTEE_COST if start else effects.STANDARD_COMMITTEE_COST
+                    ok = bool(effects.affordable(base_cost, self.resources_of(p)))
+                    if same_cost is not None:
+                        same_cost[start] = ok
                 if ok is None:
                     ok = bool(self.payment_choices(self.effect_for("formalize", c, p)))
                     if same_cost is not None:
