@@ -1,6 +1,7 @@
-"""Build of balance-control: the rules engine (``bc_env/rules``) compiled to C extensions by mypyc when mypyc and
-a C compiler are available, else the pure-Python engine (same sources, same behaviour; ``bc_env.rules.COMPILED``
-says which one runs). Everything else is in pyproject.toml.
+"""Build of balance-control: the rules engine (``bc_env/rules``) and the observation encoder
+(``bc_env/encoding/observation.py``) compiled to C extensions by mypyc when mypyc and a C compiler are available,
+else the pure-Python engine and encoder (same sources, same behaviour; ``bc_env.rules.COMPILED`` says which one
+runs). Everything else is in pyproject.toml.
 
 ``BC_PURE_PYTHON=1 pip install ...`` skips the compilation (and removes the extensions that an earlier editable build
 left beside the sources). A compilation that fails (no C compiler, a module mypyc
@@ -26,6 +27,10 @@ NOT_COMPILED = {
     "compiled, its list[int | str] annotation would reject a float or null first with a bare TypeError",
 }
 
+#: Modules outside bc_env/rules compiled with the engine (same group: they read the engine's native classes directly).
+#: The hot paths of an environment step beside the engine (issue 19, item 3).
+COMPILED_OUTSIDE_RULES = ["bc_env/encoding/observation.py"]
+
 #: The shared library that holds the compiled modules: a top-level module bc_env_rules__mypyc.
 GROUP = "bc_env_rules"
 
@@ -41,15 +46,18 @@ def remove_inplace_extensions() -> None:
     """The extensions an earlier compiled editable install left beside the sources (they would be imported)."""
     suffixes = (".so", ".pyd")
     found = glob.glob("bc_env/rules/**/*.*", recursive=True) + glob.glob(f"{GROUP}__mypyc*")
+    found += [p for m in COMPILED_OUTSIDE_RULES for p in glob.glob(m[: -len(".py")] + ".*")]
     for path in sorted(p for p in found if p.endswith(suffixes)):
         print(f"balance-control build: removing {path}", file=sys.stderr)
         os.remove(path)
 
 
 def engine_modules() -> list[str]:
-    """Every module under bc_env/rules (modules added later are compiled too), minus NOT_COMPILED."""
+    """Every module under bc_env/rules (modules added later are compiled too), minus NOT_COMPILED, and
+    COMPILED_OUTSIDE_RULES."""
     paths = sorted(glob.glob("bc_env/rules/**/*.py", recursive=True))
-    return [p.replace(os.sep, "/") for p in paths if p.replace(os.sep, "/") not in NOT_COMPILED]
+    rules = [p.replace(os.sep, "/") for p in paths if p.replace(os.sep, "/") not in NOT_COMPILED]
+    return rules + COMPILED_OUTSIDE_RULES
 
 
 def compiled_extensions() -> list:  # type: ignore[type-arg]

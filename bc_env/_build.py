@@ -1,5 +1,6 @@
 """Which build of the rules engine runs: the mypyc-compiled one (C extensions that ``pip install`` puts beside the
-sources of ``bc_env/rules`` when a C compiler is present, setup.py) or the pure-Python sources.
+sources of ``bc_env/rules`` and of the observation encoder ``bc_env/encoding/observation.py`` when a C compiler is
+present, setup.py) or the pure-Python sources. The encoder follows the engine: both compiled or both pure.
 
 The pure-Python engine runs instead of the compiled one when
 
@@ -25,6 +26,9 @@ from types import ModuleType
 
 PACKAGE = "bc_env.rules"
 RULES_DIR = Path(__file__).resolve().parent / "rules"
+#: Modules outside the engine package that setup.py compiles with it (its COMPILED_OUTSIDE_RULES).
+COMPILED_MODULES = ("bc_env.encoding.observation",)
+COMPILED_SOURCES = (Path(__file__).resolve().parent / "encoding" / "observation.py",)
 
 
 def pure_requested() -> bool:
@@ -38,17 +42,20 @@ def compiled_is_stale() -> bool:
     extensions = [p for s in importlib.machinery.EXTENSION_SUFFIXES for p in RULES_DIR.rglob(f"*{s}")]
     if not extensions:
         return False
-    sources = RULES_DIR.rglob("*.py")
+    extensions += [p for src in COMPILED_SOURCES for s in importlib.machinery.EXTENSION_SUFFIXES
+                   if (p := src.with_name(src.stem + s)).exists()]  # fmt: skip
+    sources = [*RULES_DIR.rglob("*.py"), *COMPILED_SOURCES]
     return max(p.stat().st_mtime for p in sources) > min(p.stat().st_mtime for p in extensions)
 
 
 class PureEngineFinder(importlib.abc.MetaPathFinder):
-    """Imports ``bc_env.rules`` and its submodules from their ``.py`` sources, past any compiled extension."""
+    """Imports ``bc_env.rules``, its submodules and COMPILED_MODULES from their ``.py`` sources, past any compiled
+    extension."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != PACKAGE and not fullname.startswith(PACKAGE + "."):
+        if fullname != PACKAGE and not fullname.startswith(PACKAGE + ".") and fullname not in COMPILED_MODULES:
             return None
         name = fullname.rpartition(".")[2]
         for entry in path or []:

@@ -46,6 +46,19 @@ def test_bc_pure_python_selects_the_sources_of_every_engine_module():
     assert all(f.endswith(".py") for f in files.values()), files
 
 
+def test_bc_pure_python_selects_the_source_of_the_observation_encoder():
+    code = "import bc_env.encoding.observation as o, bc_env.rules; print(bc_env.rules.COMPILED, o.__file__)"
+    compiled, path = _run(code, pure=True).split()
+    assert compiled == "False" and path.endswith("observation.py")
+
+
+@needs_compiled
+def test_the_compiled_build_runs_the_observation_encoder_compiled():
+    code = "import bc_env.encoding.observation as o, bc_env.encoding.views as v; print(o.__file__, v.__file__)"
+    encoder, views = _run(code, pure=False).split()
+    assert not encoder.endswith(".py") and views.endswith("views.py")
+
+
 @needs_compiled
 def test_the_compiled_build_runs_every_engine_module_compiled_but_errors():
     code = (
@@ -75,6 +88,28 @@ def test_both_builds_play_the_same_games_state_by_state():
     pure = [tuple(x) for x in json.loads(_run(code, pure=True))]
     compiled = [game_digest(preset, seed) for preset, seed in games]
     assert compiled == pure
+
+
+#: Observation digests, compared between the builds below.
+ENCODE_CODE = (
+    "import hashlib, random; from bc_env.rules import Game; from bc_env.encoding import Encoder\n"
+    "out = []\n"
+    "for preset, seed in {games!r}:\n"
+    "    enc, g, rng, h = Encoder(preset), Game.new(preset, seed), random.Random(seed), hashlib.sha256()\n"
+    "    while not g.is_terminal():\n"
+    "        for o in range(g.num_players):\n"
+    "            h.update(enc.encode(g, o).tobytes())\n"
+    "        legal = g.legal_actions(); g.apply(legal[rng.randrange(len(legal))])\n"
+    "    out.append(h.hexdigest())\n"
+    "print(out)\n"
+)
+
+
+@needs_compiled
+def test_both_builds_encode_the_same_observations():
+    """Every observer's encoding at every decision of one seeded random game per preset (the compiled encoder)."""
+    code = ENCODE_CODE.format(games=[(preset, 0) for preset in preset_names()])
+    assert _run(code, pure=False) == _run(code, pure=True)
 
 
 def test_a_game_digest_sees_a_different_game():

@@ -800,3 +800,20 @@ def test_encoder_versions_are_per_layout_so_core_bots_survive_expansion_changes(
     assert all(encoder_version(p) == ENCODER_VERSION == Encoder(p).version for p in CORE_PRESETS)
     assert encoder_version("exp01-4p") == Encoder("exp01-4p").version == "2+EXP-01.1"
     assert encoder_version("exp01-v1.3-4p") == "2+EXP-01.1"
+
+
+@pytest.mark.parametrize("preset", ["core-2p", "core-4p", "core-4p-variants", "core-6p"])
+def test_the_core_vector_fast_path_writes_the_same_bytes_as_the_general_one(preset):
+    """Encoder._vector_core (no expansion: each value written at its seat-relative place, no permutation) and
+    Encoder._vector (the general path: a list in absolute seat order, permuted, packed) agree for every observer
+    at every decision of a random game."""
+    enc = Encoder(preset)
+    game, rng = Game.new(preset, 11), random.Random(11)
+    checked = 0
+    while not game.is_terminal():
+        for o in range(game.num_players):
+            assert enc._vector_core(game, o) == enc._vector(game, o), (game.phase_name, o)
+            checked += 1
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    assert checked > 200

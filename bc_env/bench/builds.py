@@ -9,7 +9,8 @@ Per build (each in its own process, the pure-Python one with ``BC_PURE_PYTHON=1`
   exp01-4p;
 * environment: AEC steps/s on core-4p with the observation and the mask every step (``bc_env.bench.env``);
 * ``clone()``: µs per clone of a core-4p game at its opening and after 100 decisions;
-* search: ``clone()`` of the core-4p opening + a uniformly random rollout to the end of the game, per second.
+* search: ``clone()`` of the core-4p opening + a uniformly random rollout to the end of the game, per second;
+* bots: the heuristic bot (``policies/heuristic.py``) in every seat of core-4p games, decisions per second.
 
 The peers, in this process between the rounds: PettingZoo's ``connect_four_v3`` through the same AEC loop, and
 catanatron's random players (4 players, actions/s: one ``play_tick`` is one decision). They need the ``bench``
@@ -68,6 +69,25 @@ def rollouts_per_s(preset: str, seconds: float, seed: int = 0) -> tuple[float, i
     return n / (time.process_time() - start), n
 
 
+def heuristic_decisions_per_s(preset: str, seconds: float, seed: int = 0) -> float:
+    """The heuristic bot deciding for every seat of seeded games: ``act()`` + ``apply()`` per CPU second."""
+    from policies.heuristic import HeuristicPolicy
+
+    from ..rules import Game
+
+    n = games = 0
+    start = time.process_time()
+    deadline = start + seconds
+    while time.process_time() < deadline:
+        game = Game.new(preset, seed + games)
+        bots = [HeuristicPolicy(seed=seed + games * 10 + q) for q in range(game.num_players)]
+        while not game.is_terminal():
+            game.apply(bots[game.current_player].act(game))
+            n += 1
+        games += 1
+    return n / (time.process_time() - start)
+
+
 def measure_build(seconds: float) -> dict[str, Any]:
     """Everything measured on the build this process runs."""
     import bc_env
@@ -83,6 +103,7 @@ def measure_build(seconds: float) -> dict[str, Any]:
     out["clone opening µs"] = clone_us(ROLLOUT_PRESET, 0, seconds / 4)
     out["clone mid-game µs"] = clone_us(ROLLOUT_PRESET, 100, seconds / 4)
     out["rollouts/s"], _ = rollouts_per_s(ROLLOUT_PRESET, seconds)
+    out["heuristic core-4p decisions/s"] = heuristic_decisions_per_s(ROLLOUT_PRESET, seconds)
     return out
 
 

@@ -29,7 +29,10 @@ layout and every value are exactly the core encoding (a test pins digests of cor
 
 from __future__ import annotations
 
+import array
 import math
+import operator
+import struct
 from typing import Any
 
 import numpy as np
@@ -389,11 +392,28 @@ class Encoder:
         self.low = np.zeros(self.size_total, dtype=np.float32)
         self.high = np.ones(self.size_total, dtype=np.float32)
 
-        # Board-tracking state (one game at a time).
-        self._board = static.copy()
-        self._flat = self._board.reshape(-1)
+        # Board-tracking state (one game at a time). The flat planes are an array.array (single-element writes are
+        # cheap) with NumPy views on the same memory (copies and permutations are cheap).
+        self._board_buf = array.array("f", static.reshape(-1).tobytes())
+        self._flat = np.frombuffer(self._board_buf, dtype=np.float32)
+        self._board = self._flat.reshape(C, N)
+        # An observation is one bytes join: the board rows in the observer's order (memoryviews of the runs of
+        # consecutive rows in self._board_buf), then the non-board vector packed as float32 (scaled in place after).
+        board_bytes = memoryview(self._board_buf).cast("B")
+        self._board_parts: list[list[memoryview]] = []
+        for o in range(P):
+            parts: list[memoryview] = []
+            order = self._board_rows[o].tolist()
+            first = 0
+            for k in range(1, C + 1):
+                if k == C or order[k] != order[k - 1] + 1:
+                    parts.append(board_bytes[order[first] * N * 4 : (order[k - 1] + 1) * N * 4])
+                    first = k
+            self._board_parts.append(parts)
+        self._pack_vector = struct.Struct(f"{NB}f").pack
+        self._float32 = np.dtype(np.float32)
+        self._vec_perm_lists: list[list[int]] = [perm.tolist() for perm in self._vec_perm]
         self._version = 0
-        self._rel_cache: list[tuple[int, np.ndarray] | None] = [None] * P
         self._row_tile = rows["tile"] * N
         self._row_resort = rows["resort"] * N
         self._row_value = rows["value"] * N
@@ -414,20 +434,19 @@ class Encoder:
         self.rebuilds = 0  # how many full rebuilds happened (for tests and profiling)
 
     # ------------------------------------------------------------------ public API
-    def encode(self, game: Game, observer: int) -> np.ndarray:
+    def encode(self, game: Game, observer: Any) -> np.ndarray:
         """The observation of seat ``observer`` as a new flat float32 vector."""
         if game.topo is not self.topo or game.num_players != self.num_players:
             raise ValueError(f"this encoder is for {self.config.name!r}; the game uses {game.config.name!r}")
         if not 0 <= observer < self.num_players:
             raise ValueError(f"observer must be a seat in 0..{self.num_players - 1}, got {observer!r}")
+        o: int = operator.index(observer)
         self._sync(game)
-        cached = self._rel_cache[observer]
-        if cached is not None and cached[0] == self._version:
-            board = cached[1]
-        else:
-            board = self._board.take(self._board_rows[observer], axis=0).reshape(-1)
-            self._rel_cache[observer] = (self._version, board)
-        out = np.concatenate((board, self._vector(game, observer)))
+        vector_bytes: Any = self._vector(game, o) if self.expansion else self._vector_core(game, o)
+        parts: list[Any] = self._board_parts[o] + [vector_bytes]
+        out = np.frombuffer(bytearray().join(parts), dtype=self._float32)
+        vector = out[self.board_size :]
+        np.multiply(vector, self._scale, out=vector)
         dec = game.decision  # decision context on the board (out is a fresh copy)
         if isinstance(dec, MoveTo):
             out[self._idx_move_source + dec.src] = 1.0
@@ -476,18 +495,18 @@ class Encoder:
         return {name: vec[off : off + int(np.prod(shape))].reshape(shape) for name, (off, shape) in self.spec.items()}
 
     # ------------------------------------------------------------------ non-board features
-    def _vector(self, g: Game, observer: int) -> np.ndarray:
-        """The non-board features, seat-relative.
+    def _vector(self, g: Game, observer: int) -> bytes:
+        """The non-board features, seat-relative, as float32 bytes before scaling.
 
-        Raw values go into a list in absolute seat order, then one NumPy step permutes them to the
-        observer's order and scales them. Every raw value is bounded so that the scaled value lies in
-        [0, 1] (the saturating ones are clamped here), which keeps the observation inside its Box.
+        Raw values go into a list in absolute seat order, then permuted to the observer's order and packed as
+        float32; the caller scales them by one NumPy multiplication. Every raw value is bounded so that the scaled
+        value lies in [0, 1] (the saturating ones are clamped here), which keeps the observation inside its Box.
         """
         (o_hand_kind, o_hand_resort, o_hand_value, o_players, o_deployed, o_resources, o_resources_log,
          o_start_player, o_to_act, o_bank, o_bank_finite, o_noise, o_gate, o_pile, o_pile_size, o_discard_size,
          o_round, o_turn, o_phase, o_effect_kind, o_paid, o_gain, o_turns_left, o_turns_at_most,
          o_slack) = self._offsets  # fmt: skip
-        v = self._zero_list[:]
+        v: list[Any] = self._zero_list[:]
         tile = g.drawn
         if tile >= 0:
             spec = self.catalogue[tile]
@@ -499,7 +518,8 @@ class Encoder:
         starting, deployed = g.starting, g.deployed
         # supply, on_board, starting, deployed, created, start_used: consecutive views of P values each.
         # The cap bounds them all (supply + board = starting + created <= cap, RULINGS R12).
-        v[o_players : o_players + 6 * P] = g.supply + g.on_board + starting + deployed + g.created + g.start_used
+        v[o_players : o_players + 5 * P] = g.supply + g.on_board + starting + deployed + g.created
+        v[o_players + 5 * P : o_players + 6 * P] = g.start_used
         # "deployed" is the progress towards the formalize gate (RULINGS R11): min(deployed, starting) / starting.
         v[o_deployed : o_deployed + P] = [min(x, st) / st if st > 0 else 1.0 for x, st in zip(deployed, starting)]
         res = g.res
@@ -542,11 +562,101 @@ class Encoder:
             self._vector_exp(g, v)
             for view in self.expansion_views:
                 view.encode_vector(self, g, v)
-        arr = np.array(v, dtype=np.float32)[self._vec_perm[observer]]
-        arr *= self._scale
-        return arr
+        return self._pack_vector(*[v[i] for i in self._vec_perm_lists[observer]])
 
-    def _clock(self, g: Game, v: list[float], o_left: int, o_at_most: int, o_slack: int) -> None:
+    def _vector_core(self, g: Game, observer: int) -> bytes:
+        """:meth:`_vector` of a configuration without expansions, the same bytes: each value goes straight to its
+        place in the observer's order (relative player ``k`` is the seat ``(observer + k) % P``), so no permutation
+        (``tests/test_encoding.py`` compares the two). A list, then one pack: a compiled list store is far cheaper
+        than an ``array.array`` store (which parses its argument)."""
+        (o_hand_kind, o_hand_resort, o_hand_value, o_players, o_deployed, o_resources, o_resources_log,
+         o_start_player, o_to_act, o_bank, o_bank_finite, o_noise, o_gate, o_pile, o_pile_size, o_discard_size,
+         o_round, o_turn, o_phase, o_effect_kind, o_paid, o_gain, o_turns_left, o_turns_at_most,
+         o_slack) = self._offsets  # fmt: skip
+        a: list[Any] = self._zero_list[:]
+        tile = g.drawn
+        if tile >= 0:
+            spec = self.catalogue[tile]
+            a[o_hand_kind + spec.kind] = 1.0
+            if spec.kind == RESORT:
+                a[o_hand_resort + spec.resort] = 1.0
+                a[o_hand_value] = spec.value  # / 5 by the scale vector
+        P = self.num_players
+        R = self.num_resorts
+        supply, on_board, starting, deployed = g.supply, g.on_board, g.starting, g.deployed
+        created, start_used, res = g.created, g.start_used, g.res
+        log = self._log_table
+        for k in range(P):
+            p = observer + k
+            if p >= P:
+                p -= P
+            # supply, on_board, starting, deployed (as the progress towards the formalize gate, RULINGS R11),
+            # created, start_used: consecutive views of P values each.
+            a[o_players + k] = supply[p]
+            a[o_players + P + k] = on_board[p]
+            st = starting[p]
+            a[o_players + 2 * P + k] = st
+            x = deployed[p]
+            a[o_deployed + k] = (x if x < st else st) / st if st > 0 else 1.0
+            a[o_players + 4 * P + k] = created[p]
+            if start_used[p]:
+                a[o_players + 5 * P + k] = 1.0
+            for r in range(R):
+                x = res[p * R + r]
+                a[o_resources + k * R + r] = x if x < RES_LINEAR else RES_LINEAR
+                a[o_resources_log + k * R + r] = log[x] if x < 64 else 1.0
+        a[o_start_player + (g.start_player - observer) % P] = 1.0
+        dec = g.decision
+        if dec is not None:
+            a[o_to_act + (dec.owner - observer) % P] = 1.0
+        if self._finite_bank:
+            bank = g.bank
+            for r in range(R):
+                a[o_bank + r] = bank[r]
+            a[o_bank_finite] = 1.0
+        noise = g.noise
+        for r in range(R):
+            x = noise[r]
+            a[o_noise + r] = log[x] if x < 64 else 1.0
+        if g.formalize_gate_open():
+            a[o_gate] = 1.0
+        pile = self._pile
+        for i in range(len(pile)):
+            a[o_pile + i] = pile[i]
+        a[o_pile_size] = len(g.draw_pile)
+        a[o_discard_size] = len(g.discard)
+        a[o_round] = g.round if g.round < self._max_round else self._max_round
+        a[o_turn] = g.turns_in_round
+        a[o_phase + self._phase_index[g.phase_name]] = 1.0
+        if dec is not None:  # the clock (see _clock), per relative player
+            cap, top = self.cap, self._max_round
+            at_most, slack_rows = self._at_most_rows, self._slack_rows
+            last_at_most, lo, nb = CLOCK_BINS + 1, SLACK_RANGE.start - 1, len(SLACK_RANGE)
+            for k in range(P):
+                p = observer + k
+                if p >= P:
+                    p -= P
+                left = g.turns_left(p)
+                a[o_turns_left + k] = left if left < top else top
+                first = o_turns_at_most + k * CLOCK_BINS
+                a[first : first + CLOCK_BINS] = at_most[left if left < last_at_most else last_at_most]
+                needed = (cap - on_board[p]) + max(0, cap - starting[p] - created[p])
+                x = min(max(left - needed - lo, 0), nb + 1)
+                first = o_slack + k * nb
+                a[first : first + nb] = slack_rows[x]
+        if isinstance(dec, Resolution):
+            a[o_effect_kind + self._effect_index[dec.effect]] = 1.0
+            for r in dec.paid:
+                if a[o_paid + r] < PAID_SCALE:
+                    a[o_paid + r] += 1.0
+            if dec.kind == "gain":
+                for r in dec.gains:
+                    a[o_gain + r] = 1.0
+        elif isinstance(dec, Target):
+            a[o_effect_kind + self._effect_index["play"]] = 1.0
+        return self._pack_vector(*a)
+
+    def _clock(self, g: Game, v: list[Any], o_left: int, o_at_most: int, o_slack: int) -> None:
         """The game clock per player: Political Actions still to take (``Game.turns_left``), as a count and a
         thermometer, and the slack: those turns minus the Place and FormalizeInfluence actions still needed to
         reach the cap (each Influence not on the Board needs a Place, each not yet created a FormalizeInfluence;
@@ -565,7 +675,7 @@ class Encoder:
             first = o_slack + p * nb  # bin k: slack <= SLACK_RANGE[k]
             v[first : first + nb] = slack_rows[x]
 
-    def _vector_exp(self, g: Game, v: list[float]) -> None:
+    def _vector_exp(self, g: Game, v: list[Any]) -> None:
         """The expansion features (EXP-01), raw and in absolute seat order, into ``v``."""
         x = self._xoff
         if g.drawn >= 0:
@@ -619,7 +729,7 @@ class Encoder:
         if g.active_effects:
             self._effects_exp(g, v)
 
-    def _effects_exp(self, g: Game, v: list[float]) -> None:
+    def _effects_exp(self, g: Game, v: list[Any]) -> None:
         """Active effects by id: count, owner, target player, timing, turns left, waiting, usage flag."""
         x = self._xoff
         P = self.num_players
@@ -727,7 +837,9 @@ class Encoder:
         for c in set(dirty):
             self._set_control(g, c, w)
         if w:
-            self._flat[list(w)] = list(w.values())
+            buf = self._board_buf
+            for i, x in w.items():
+                buf[i] = x
             self._version += 1
         self._seen = len(events)
         self._last_event = events[-1]

@@ -61,6 +61,8 @@ def is_integer(value: Any) -> bool:
 
 def check_action(action: Any, num_actions: int, who: str) -> int:
     """``action`` as an int in ``0..num_actions-1``; anything else raises :class:`ActionOutOfBoundsError`."""
+    if type(action) is int and 0 <= action < num_actions:  # the common case, first
+        return action
     if not is_integer(action):
         raise ActionOutOfBoundsError(
             f"action {action!r} of {who} is not in the action space Discrete({num_actions}): an action is an "

@@ -307,12 +307,15 @@ class Game:
         return list(legal)
 
     def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.layout.num_actions, dtype=bool)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        mask[legal] = True
-        return mask
+        # One bytearray written per legal action, then viewed as bool (writable, it owns the bytearray): cheaper
+        # than np.zeros plus an index array built from the list.
+        buf = bytearray(self.layout.num_actions)
+        for a in legal:
+            buf[a] = 1
+        return np.frombuffer(buf, dtype=np.bool_)
 
     def action_to_string(self, action: SupportsIndex) -> str:
         """The canonical string of ``action`` (any action of the layout, legal or not)."""
@@ -483,11 +486,18 @@ class Game:
     def lobbyist_owner(self, cell: int) -> int:
         """RULINGS R13: strictly the most physical Influence on the Lobbyist, else -1."""
         p = self.num_players
-        vals = self.infl[cell * p : cell * p + p]
-        top = max(vals)
-        if top <= 0 or vals.count(top) != 1:
-            return -1
-        return vals.index(top)
+        infl = self.infl
+        base = cell * p
+        top = 0
+        owner = -1
+        for q in range(p):  # (a loop: no slice, no max(); this runs for every Lobbyist next to a cell asked about)
+            x = infl[base + q]
+            if x > top:
+                top = x
+                owner = q
+            elif x == top and top > 0:
+                owner = -1  # a tie at the top so far
+        return owner
 
     def totals(self, cell: int) -> list[int]:
         # CORE-01-05-03: control is derived from the current Influence whenever asked, so it is always up to
@@ -510,7 +520,10 @@ class Game:
     def majority(self, cell: int) -> list[int]:
         """The players sharing the highest positive total on ``cell`` (RULINGS R14); [] if none."""
         tot = self.totals(cell)
-        top = max(tot)
+        top = 0
+        for v in tot:
+            if v > top:
+                top = v
         if top <= 0:
             return []
         return [q for q, v in enumerate(tot) if v == top]
@@ -667,6 +680,11 @@ class Game:
                 elif need_control and self.controller(c) != p:  # RULINGS R15, docs/rulings.md BC-04
                     continue
                 ok = None if same_cost is None else same_cost.get(start)
+                if ok is None and not slow:  # payment_choices without modifiers: is the base cost affordable
+                    base_cost = effects.START_COMMITTEE_COST if start else effects.STANDARD_COMMITTEE_COST
+                    ok = bool(effects.affordable(base_cost, self.resources_of(p)))
+                    if same_cost is not None:
+                        same_cost[start] = ok
                 if ok is None:
                     ok = bool(self.payment_choices(self.effect_for("formalize", c, p)))
                     if same_cost is not None:
