@@ -20,12 +20,17 @@ that a bot list stays comma-separated: ``balance-control tournament --bots mcts:
   at temperature ``temp``, over its candidate actions; the pruned actions get no prior and are not searched),
   ``heuristic`` (the same with the heuristic bot's values), ``uniform`` (every legal action alike), or the
   name/path of an exported policy (softmax of its logits);
+* ``greedy`` (default 0): the share of the prior moved onto the expert bot's own choice (``ExpertPolicy.act``,
+  which includes its forced gate-opener and Hotspot-closing moves that its look-ahead values do not show);
 * ``leaf``: ``eval`` (default: the heuristic's static score of every player, ``tanh((own - best other) /
-  scale)``), ``rollout`` (a uniformly random playout to the end of the game), or ``value`` (the value head of
-  the exported policy given as ``prior``, asked once per player; see ``policies.neural``);
-* budget: ``sims`` (simulations per decision, default 200) or ``ms`` (wall-clock milliseconds per decision,
-  then ``sims`` is only a cap). With ``sims`` alone the bot is deterministic for its seed; with ``ms`` the
-  number of simulations depends on the machine.
+  scale)``), ``playout`` (the expert bot plays every seat for ``depth`` decisions, 0 = to the end of the game,
+  then the game's returns if it ended, else ``eval``), ``rollout`` (a uniformly random playout to the end of
+  the game), or ``value`` (the value head of the exported policy given as ``prior``, asked once per player;
+  see ``policies.neural``);
+* budget: ``sims`` (simulations per decision, default 200), ``steps`` (a cap on the playout decisions of one
+  search, 0 = none; a deterministic stand-in for time with ``leaf=playout``, at least two simulations run) or
+  ``ms`` (wall-clock milliseconds per decision, then ``sims`` is only a cap). Without ``ms`` the bot is
+  deterministic for its seed; with ``ms`` the number of simulations depends on the machine.
 
 ``policies.load("mcts:sims=400:leaf=rollout", seed=1)`` or ``MCTSPolicy(seed=1, sims=400, leaf="rollout")``.
 Only the public Game API is used (``clone``, ``resample_hidden``, ``apply``, ``legal_actions``, ``events``, ...).
@@ -56,6 +61,7 @@ LeafEval = Callable[[Game], list[float]]
 
 
 _BUILTIN_PRIORS = ("heuristic", "expert", "uniform")
+_LEAVES = ("eval", "playout", "rollout", "value")
 
 
 class MCTSOptionError(BalanceControlError):
@@ -73,18 +79,27 @@ class MCTSConfig:
     leaf: str = "eval"
     temp: float = 0.1
     scale: float = 3.0
+    depth: int = 0
+    steps: int = 0
+    greedy: float = 0.0
 
     def check(self) -> MCTSConfig:
         if isinstance(self.sims, bool) or not isinstance(self.sims, int) or not 1 <= self.sims <= 10_000_000:
             raise MCTSOptionError(f"mcts option sims must be an integer 1..10000000, got {self.sims!r}")
-        for name in ("ms", "c_puct", "temp", "scale"):
+        for name in ("depth", "steps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000_000:
+                raise MCTSOptionError(f"mcts option {name} must be an integer 0..100000000, got {value!r}")
+        for name in ("ms", "c_puct", "temp", "scale", "greedy"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
                 raise MCTSOptionError(f"mcts option {name} must be a number, got {value!r}")
         if self.ms < 0 or self.c_puct < 0 or self.temp <= 0 or self.scale <= 0:
             raise MCTSOptionError("mcts options: ms and c_puct must be >= 0, temp and scale > 0")
-        if self.leaf not in ("eval", "rollout", "value"):
-            raise MCTSOptionError(f"mcts option leaf must be eval, rollout or value, got {self.leaf!r}")
+        if not 0 <= self.greedy <= 1:
+            raise MCTSOptionError(f"mcts option greedy must be in [0, 1], got {self.greedy!r}")
+        if self.leaf not in _LEAVES:
+            raise MCTSOptionError(f"mcts option leaf must be {', '.join(_LEAVES)}, got {self.leaf!r}")
         if not isinstance(self.prior, str) or not self.prior:
             raise MCTSOptionError(f"mcts option prior must be heuristic, expert, uniform or a policy: {self.prior!r}")
         if self.leaf == "value" and self.prior in _BUILTIN_PRIORS:
@@ -113,7 +128,7 @@ class MCTSConfig:
                 raise MCTSOptionError(f"unknown mcts option {item!r}; options: {', '.join(types)} (key=value)")
             raw = raw.strip()
             try:
-                values[key] = int(raw) if key == "sims" else float(raw) if types[key] == "float" else raw
+                values[key] = int(raw) if types[key] == "int" else float(raw) if types[key] == "float" else raw
             except ValueError:
                 raise MCTSOptionError(f"mcts option {key} must be a number, got {raw!r}") from None
         return replace(cls(), **values).check()
@@ -174,9 +189,18 @@ class MCTSPolicy:
                 raise MCTSOptionError(f"mcts leaf=value: policy {cfg.prior!r} has no value head")
         builtin = {"heuristic": self._heuristic_prior, "expert": self._heuristic_prior, "uniform": self._uniform_prior}
         self.prior: Prior = builtin.get(cfg.prior, self._network_prior)
-        self.leaf: LeafEval = {"eval": self._eval_leaf, "rollout": self._rollout_leaf, "value": self._value_leaf}[
-            cfg.leaf
-        ]
+        leaves: dict[str, LeafEval] = {
+            "eval": self._eval_leaf,
+            "playout": self._playout_leaf,
+            "rollout": self._rollout_leaf,
+            "value": self._value_leaf,
+        }
+        self.leaf = leaves[cfg.leaf]
+        # The expert that plays every seat in the playouts (one per seat: it remembers its own plans), and the one
+        # whose own choice gets the ``greedy`` share of the prior (its forced opener / closing moves included).
+        self._players: list[ExpertPolicy] = []
+        self._steps = 0  # playout decisions of the current search (the ``steps`` budget)
+        self._chooser = ExpertPolicy(seed=self.rng.getrandbits(32)) if cfg.greedy > 0 else None
         self.name = "mcts:" + cfg.spec()
         #: Visit counts of the root actions at the last decision, and the simulations it ran (expert iteration).
         self.last_visits: dict[int, int] = {}
@@ -187,7 +211,12 @@ class MCTSPolicy:
         return dict.fromkeys(legal, 1.0 / len(legal))
 
     def _heuristic_prior(self, game: Game, legal: list[int]) -> dict[int, float]:
-        return _softmax(self._heuristic.action_values(game), self.config.temp)
+        priors = _softmax(self._heuristic.action_values(game), self.config.temp)
+        if self._chooser is not None:
+            mix, choice = self.config.greedy, self._chooser.act(game)
+            priors = {a: (1 - mix) * p for a, p in priors.items()}
+            priors[choice] = priors.get(choice, 0.0) + mix
+        return priors
 
     def _network_prior(self, game: Game, legal: list[int]) -> dict[int, float]:
         net = self._network
@@ -198,6 +227,23 @@ class MCTSPolicy:
         s = player_scores(game)
         n, scale = len(s), self.config.scale
         return [math.tanh((s[p] - max(s[q] for q in range(n) if q != p)) / scale) for p in range(n)]
+
+    def _playout_leaf(self, game: Game) -> list[float]:
+        """The expert plays every seat for ``depth`` decisions (0: to the end), then the game's returns or ``eval``.
+        ``game`` is the simulation's own determinized copy, so it is played on directly."""
+        players, depth = self._players, self.config.depth
+        while len(players) < game.num_players:
+            players.append(ExpertPolicy(seed=self.rng.getrandbits(32)))
+        steps = 0
+        try:
+            while not game.is_terminal():
+                if depth and steps >= depth:
+                    return self._eval_leaf(game)
+                game.apply(players[game.current_player].act(game))
+                steps += 1
+            return game.returns()
+        finally:
+            self._steps += steps
 
     def _rollout_leaf(self, game: Game) -> list[float]:
         g, rng = game.clone(), self.rng
@@ -230,9 +276,11 @@ class MCTSPolicy:
         root = Node()
         me = game.current_player
         deadline = time.perf_counter() + cfg.ms / 1000.0 if cfg.ms > 0 else None
-        sims = 0
+        sims = self._steps = 0
         while sims < cfg.sims:
             if deadline is not None and sims > 0 and time.perf_counter() >= deadline:
+                break
+            if cfg.steps and sims > 1 and self._steps >= cfg.steps:
                 break
             self._simulate(root, game.resample_hidden(me, self.rng))
             sims += 1
