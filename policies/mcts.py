@@ -28,7 +28,10 @@ that a bot list stays comma-separated: ``balance-control tournament --bots mcts:
   the game), or ``value`` (the value head of the exported policy given as ``prior``, asked once per player;
   see ``policies.neural``);
 * budget: ``sims`` (simulations per decision, default 200), ``steps`` (a cap on the playout decisions of one
-  search, 0 = none; a deterministic stand-in for time with ``leaf=playout``, at least two simulations run) or
+  search, 0 = none; a deterministic stand-in for time with ``leaf=playout``, at least two simulations run;
+  with ``min_sims`` > 0, a decision where fewer than ``min_sims`` playouts to the end would fit (by the pace of the
+  last finished playout: decisions per round, and its last round) is not searched and plays the prior's
+  favourite, so the search is spent late in the game, where playouts to the end are short) or
   ``ms`` (wall-clock milliseconds per decision, then ``sims`` is only a cap). Without ``ms`` the bot is
   deterministic for its seed; with ``ms`` the number of simulations depends on the machine.
 
@@ -81,12 +84,13 @@ class MCTSConfig:
     scale: float = 3.0
     depth: int = 0
     steps: int = 0
+    min_sims: int = 0
     greedy: float = 0.0
 
     def check(self) -> MCTSConfig:
         if isinstance(self.sims, bool) or not isinstance(self.sims, int) or not 1 <= self.sims <= 10_000_000:
             raise MCTSOptionError(f"mcts option sims must be an integer 1..10000000, got {self.sims!r}")
-        for name in ("depth", "steps"):
+        for name in ("depth", "steps", "min_sims"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000_000:
                 raise MCTSOptionError(f"mcts option {name} must be an integer 0..100000000, got {value!r}")
@@ -200,6 +204,7 @@ class MCTSPolicy:
         # whose own choice gets the ``greedy`` share of the prior (its forced opener / closing moves included).
         self._players: list[ExpertPolicy] = []
         self._steps = 0  # playout decisions of the current search (the ``steps`` budget)
+        self._pace: tuple[float, int] | None = None  # decisions per round and last round of a finished playout
         self._chooser = ExpertPolicy(seed=self.rng.getrandbits(32)) if cfg.greedy > 0 else None
         self.name = "mcts:" + cfg.spec()
         #: Visit counts of the root actions at the last decision, and the simulations it ran (expert iteration).
@@ -234,13 +239,15 @@ class MCTSPolicy:
         players, depth = self._players, self.config.depth
         while len(players) < game.num_players:
             players.append(ExpertPolicy(seed=self.rng.getrandbits(32)))
-        steps = 0
+        steps, start = 0, game.round
         try:
             while not game.is_terminal():
                 if depth and steps >= depth:
                     return self._eval_leaf(game)
                 game.apply(players[game.current_player].act(game))
                 steps += 1
+            if game.round > start:  # the pace of a whole playout: decisions per round, and the last round
+                self._pace = (steps / (game.round - start), game.round)
             return game.returns()
         finally:
             self._steps += steps
@@ -265,10 +272,31 @@ class MCTSPolicy:
         if len(legal) == 1:
             self.last_visits, self.last_simulations = {legal[0]: 1}, 0
             return legal[0]
+        if self._skip(game):
+            priors = self.prior(game, legal)
+            top = max(priors.values())
+            choice = min(a for a, p in priors.items() if p == top)
+            self.last_visits, self.last_simulations = {choice: 1}, 0
+            return choice
         root = self.search(game)
+        if not root.n:  # not searched (``min_sims``): the prior's favourite, the expert's choice with greedy >= 0.5
+            assert root.priors is not None
+            top = max(root.priors.values())
+            choice = min(a for a, p in root.priors.items() if p == top)
+            self.last_visits = {choice: 1}
+            return choice
         self.last_visits = dict(root.n)
         best = max(root.n.values())
         return min(a for a, v in root.n.items() if v == best)
+
+    def _skip(self, game: Game) -> bool:
+        """``min_sims``: whether the playouts to the end would be too long for ``min_sims`` simulations within the
+        ``steps`` budget, by the pace of the last playout that reached the end (none yet: search, and learn it)."""
+        cfg = self.config
+        if not (cfg.min_sims and cfg.steps and self._pace is not None):
+            return False
+        per_round, last = self._pace
+        return (last - game.round + 1) * per_round * cfg.min_sims > cfg.steps
 
     def search(self, game: Game) -> Node:
         """Run the budget's simulations from ``game`` and return the root (its ``n``: visits per action)."""
@@ -284,6 +312,8 @@ class MCTSPolicy:
                 break
             self._simulate(root, game.resample_hidden(me, self.rng))
             sims += 1
+            if sims == 1 and cfg.steps and cfg.min_sims and self._steps * cfg.min_sims > cfg.steps:
+                break  # the first playout says fewer than min_sims simulations fit the steps budget: no search
         self.last_simulations = sims
         return root
 

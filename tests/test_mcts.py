@@ -134,3 +134,22 @@ def test_steps_budget_caps_the_playouts() -> None:
     again = load("mcts:sims=400:leaf=playout:depth=10:steps=60", seed=2)
     assert again.act(game) == first and again.last_visits == capped.last_visits
     assert load("mcts:sims=400:steps=60", seed=2).config.steps == 60
+
+
+def test_min_sims_searches_only_where_playouts_fit() -> None:
+    spec = "mcts:sims=50:leaf=playout:steps=300:min_sims=10:greedy=0.5"
+    bot = load(spec, seed=4)
+    assert bot.config.min_sims == 10
+    early = _midgame(7, 20)
+    first = bot.act(early)  # no pace known yet: one playout to the end shows the budget is too small, and the pace
+    assert bot.last_simulations == 1 and bot.last_visits == {first: 1}
+    action = bot.act(early)  # ~180 decisions left: 10 playouts would take far more than 300 decisions
+    assert bot.last_simulations == 0 and bot.last_visits == {action: 1}
+    priors = bot.prior(early, early.legal_actions())
+    assert priors[action] == max(priors.values())
+    late = early.clone()
+    expert = load("expert", seed=7)
+    while late.round < 33 or len(late.legal_actions()) < 2:
+        late.apply(expert.act(late))
+    bot.act(late)  # a few decisions left: it searches
+    assert bot.last_simulations >= 2
