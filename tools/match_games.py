@@ -64,6 +64,8 @@ def _q(xs: list[float], f: float) -> float:
 
 
 def summary(path: Path) -> str:
+    if not path.is_file():
+        return f"{path}: no such file"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if not rows:
         return f"{path}: no games"
