@@ -20,12 +20,20 @@ that a bot list stays comma-separated: ``balance-control tournament --bots mcts:
   at temperature ``temp``, over its candidate actions; the pruned actions get no prior and are not searched),
   ``heuristic`` (the same with the heuristic bot's values), ``uniform`` (every legal action alike), or the
   name/path of an exported policy (softmax of its logits);
+* ``greedy`` (default 0): the share of the prior moved onto the expert bot's own choice (``ExpertPolicy.act``,
+  which includes its forced gate-opener and Hotspot-closing moves that its look-ahead values do not show);
 * ``leaf``: ``eval`` (default: the heuristic's static score of every player, ``tanh((own - best other) /
-  scale)``), ``rollout`` (a uniformly random playout to the end of the game), or ``value`` (the value head of
-  the exported policy given as ``prior``, asked once per player; see ``policies.neural``);
-* budget: ``sims`` (simulations per decision, default 200) or ``ms`` (wall-clock milliseconds per decision,
-  then ``sims`` is only a cap). With ``sims`` alone the bot is deterministic for its seed; with ``ms`` the
-  number of simulations depends on the machine.
+  scale)``), ``playout`` (the expert bot plays every seat for ``depth`` decisions, 0 = to the end of the game,
+  then the game's returns if it ended, else ``eval``), ``rollout`` (a uniformly random playout to the end of
+  the game), or ``value`` (the value head of the exported policy given as ``prior``, asked once per player;
+  see ``policies.neural``);
+* budget: ``sims`` (simulations per decision, default 200), ``steps`` (a cap on the playout decisions of one
+  search, 0 = none; a deterministic stand-in for time with ``leaf=playout``, at least two simulations run;
+  with ``min_sims`` > 0, a decision where fewer than ``min_sims`` playouts to the end would fit (by the pace of the
+  last finished playout: decisions per round, and its last round) is not searched and plays the prior's
+  favourite, so the search is spent late in the game, where playouts to the end are short) or
+  ``ms`` (wall-clock milliseconds per decision, then ``sims`` is only a cap). Without ``ms`` the bot is
+  deterministic for its seed; with ``ms`` the number of simulations depends on the machine.
 
 ``policies.load("mcts:sims=400:leaf=rollout", seed=1)`` or ``MCTSPolicy(seed=1, sims=400, leaf="rollout")``.
 Only the public Game API is used (``clone``, ``resample_hidden``, ``apply``, ``legal_actions``, ``events``, ...).
@@ -56,6 +64,7 @@ LeafEval = Callable[[Game], list[float]]
 
 
 _BUILTIN_PRIORS = ("heuristic", "expert", "uniform")
+_LEAVES = ("eval", "playout", "rollout", "value")
 
 
 class MCTSOptionError(BalanceControlError):
@@ -73,18 +82,28 @@ class MCTSConfig:
     leaf: str = "eval"
     temp: float = 0.1
     scale: float = 3.0
+    depth: int = 0
+    steps: int = 0
+    min_sims: int = 0
+    greedy: float = 0.0
 
     def check(self) -> MCTSConfig:
         if isinstance(self.sims, bool) or not isinstance(self.sims, int) or not 1 <= self.sims <= 10_000_000:
             raise MCTSOptionError(f"mcts option sims must be an integer 1..10000000, got {self.sims!r}")
-        for name in ("ms", "c_puct", "temp", "scale"):
+        for name in ("depth", "steps", "min_sims"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000_000:
+                raise MCTSOptionError(f"mcts option {name} must be an integer 0..100000000, got {value!r}")
+        for name in ("ms", "c_puct", "temp", "scale", "greedy"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
                 raise MCTSOptionError(f"mcts option {name} must be a number, got {value!r}")
         if self.ms < 0 or self.c_puct < 0 or self.temp <= 0 or self.scale <= 0:
             raise MCTSOptionError("mcts options: ms and c_puct must be >= 0, temp and scale > 0")
-        if self.leaf not in ("eval", "rollout", "value"):
-            raise MCTSOptionError(f"mcts option leaf must be eval, rollout or value, got {self.leaf!r}")
+        if not 0 <= self.greedy <= 1:
+            raise MCTSOptionError(f"mcts option greedy must be in [0, 1], got {self.greedy!r}")
+        if self.leaf not in _LEAVES:
+            raise MCTSOptionError(f"mcts option leaf must be {', '.join(_LEAVES)}, got {self.leaf!r}")
         if not isinstance(self.prior, str) or not self.prior:
             raise MCTSOptionError(f"mcts option prior must be heuristic, expert, uniform or a policy: {self.prior!r}")
         if self.leaf == "value" and self.prior in _BUILTIN_PRIORS:
@@ -113,7 +132,7 @@ class MCTSConfig:
                 raise MCTSOptionError(f"unknown mcts option {item!r}; options: {', '.join(types)} (key=value)")
             raw = raw.strip()
             try:
-                values[key] = int(raw) if key == "sims" else float(raw) if types[key] == "float" else raw
+                values[key] = int(raw) if types[key] == "int" else float(raw) if types[key] == "float" else raw
             except ValueError:
                 raise MCTSOptionError(f"mcts option {key} must be a number, got {raw!r}") from None
         return replace(cls(), **values).check()
@@ -174,9 +193,19 @@ class MCTSPolicy:
                 raise MCTSOptionError(f"mcts leaf=value: policy {cfg.prior!r} has no value head")
         builtin = {"heuristic": self._heuristic_prior, "expert": self._heuristic_prior, "uniform": self._uniform_prior}
         self.prior: Prior = builtin.get(cfg.prior, self._network_prior)
-        self.leaf: LeafEval = {"eval": self._eval_leaf, "rollout": self._rollout_leaf, "value": self._value_leaf}[
-            cfg.leaf
-        ]
+        leaves: dict[str, LeafEval] = {
+            "eval": self._eval_leaf,
+            "playout": self._playout_leaf,
+            "rollout": self._rollout_leaf,
+            "value": self._value_leaf,
+        }
+        self.leaf = leaves[cfg.leaf]
+        # The expert that plays every seat in the playouts (one per seat: it remembers its own plans), and the one
+        # whose own choice gets the ``greedy`` share of the prior (its forced opener / closing moves included).
+        self._players: list[ExpertPolicy] = []
+        self._steps = 0  # playout decisions of the current search (the ``steps`` budget)
+        self._pace: tuple[float, int] | None = None  # decisions per round and last round of a finished playout
+        self._chooser = ExpertPolicy(seed=self.rng.getrandbits(32)) if cfg.greedy > 0 else None
         self.name = "mcts:" + cfg.spec()
         #: Visit counts of the root actions at the last decision, and the simulations it ran (expert iteration).
         self.last_visits: dict[int, int] = {}
@@ -187,7 +216,12 @@ class MCTSPolicy:
         return dict.fromkeys(legal, 1.0 / len(legal))
 
     def _heuristic_prior(self, game: Game, legal: list[int]) -> dict[int, float]:
-        return _softmax(self._heuristic.action_values(game), self.config.temp)
+        priors = _softmax(self._heuristic.action_values(game), self.config.temp)
+        if self._chooser is not None:
+            mix, choice = self.config.greedy, self._chooser.act(game)
+            priors = {a: (1 - mix) * p for a, p in priors.items()}
+            priors[choice] = priors.get(choice, 0.0) + mix
+        return priors
 
     def _network_prior(self, game: Game, legal: list[int]) -> dict[int, float]:
         net = self._network
@@ -198,6 +232,25 @@ class MCTSPolicy:
         s = player_scores(game)
         n, scale = len(s), self.config.scale
         return [math.tanh((s[p] - max(s[q] for q in range(n) if q != p)) / scale) for p in range(n)]
+
+    def _playout_leaf(self, game: Game) -> list[float]:
+        """The expert plays every seat for ``depth`` decisions (0: to the end), then the game's returns or ``eval``.
+        ``game`` is the simulation's own determinized copy, so it is played on directly."""
+        players, depth = self._players, self.config.depth
+        while len(players) < game.num_players:
+            players.append(ExpertPolicy(seed=self.rng.getrandbits(32)))
+        steps, start = 0, game.round
+        try:
+            while not game.is_terminal():
+                if depth and steps >= depth:
+                    return self._eval_leaf(game)
+                game.apply(players[game.current_player].act(game))
+                steps += 1
+            if game.round > start:  # the pace of a whole playout: decisions per round, and the last round
+                self._pace = (steps / (game.round - start), game.round)
+            return game.returns()
+        finally:
+            self._steps += steps
 
     def _rollout_leaf(self, game: Game) -> list[float]:
         g, rng = game.clone(), self.rng
@@ -219,10 +272,31 @@ class MCTSPolicy:
         if len(legal) == 1:
             self.last_visits, self.last_simulations = {legal[0]: 1}, 0
             return legal[0]
+        if self._skip(game):
+            priors = self.prior(game, legal)
+            top = max(priors.values())
+            choice = min(a for a, p in priors.items() if p == top)
+            self.last_visits, self.last_simulations = {choice: 1}, 0
+            return choice
         root = self.search(game)
+        if not root.n:  # not searched (``min_sims``): the prior's favourite, the expert's choice with greedy >= 0.5
+            assert root.priors is not None
+            top = max(root.priors.values())
+            choice = min(a for a, p in root.priors.items() if p == top)
+            self.last_visits = {choice: 1}
+            return choice
         self.last_visits = dict(root.n)
         best = max(root.n.values())
         return min(a for a, v in root.n.items() if v == best)
+
+    def _skip(self, game: Game) -> bool:
+        """``min_sims``: whether the playouts to the end would be too long for ``min_sims`` simulations within the
+        ``steps`` budget, by the pace of the last playout that reached the end (none yet: search, and learn it)."""
+        cfg = self.config
+        if not (cfg.min_sims and cfg.steps and self._pace is not None):
+            return False
+        per_round, last = self._pace
+        return (last - game.round + 1) * per_round * cfg.min_sims > cfg.steps
 
     def search(self, game: Game) -> Node:
         """Run the budget's simulations from ``game`` and return the root (its ``n``: visits per action)."""
@@ -230,12 +304,16 @@ class MCTSPolicy:
         root = Node()
         me = game.current_player
         deadline = time.perf_counter() + cfg.ms / 1000.0 if cfg.ms > 0 else None
-        sims = 0
+        sims = self._steps = 0
         while sims < cfg.sims:
             if deadline is not None and sims > 0 and time.perf_counter() >= deadline:
                 break
+            if cfg.steps and sims > 1 and self._steps >= cfg.steps:
+                break
             self._simulate(root, game.resample_hidden(me, self.rng))
             sims += 1
+            if sims == 1 and cfg.steps and cfg.min_sims and self._steps * cfg.min_sims > cfg.steps:
+                break  # the first playout says fewer than min_sims simulations fit the steps budget: no search
         self.last_simulations = sims
         return root
 

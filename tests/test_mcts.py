@@ -37,7 +37,11 @@ def test_load_with_options() -> None:
     [
         ("mcts:sims=0", "sims"),
         ("mcts:sims=lots", "sims"),
-        ("mcts:depth=3", "unknown mcts option"),
+        ("mcts:horizon=3", "unknown mcts option"),
+        ("mcts:depth=-1", "depth"),
+        ("mcts:depth=2.5", "depth"),
+        ("mcts:greedy=1.5", "greedy"),
+        ("mcts:leaf=playout:greedy=x", "greedy"),
         ("mcts:leaf=oracle", "leaf"),
         ("mcts:leaf=value", "leaf=value"),
         ("mcts:temp=-1", "temp"),
@@ -48,11 +52,13 @@ def test_bad_options(spec: str, match: str) -> None:
     with pytest.raises(BalanceControlError, match=match):
         load(spec)
     assert issubclass(MCTSOptionError, BalanceControlError)
-    with pytest.raises(MCTSOptionError, match="depth"):
-        MCTSPolicy(depth=3)
+    with pytest.raises(MCTSOptionError, match="horizon"):
+        MCTSPolicy(horizon=3)
 
 
-@pytest.mark.parametrize("spec", ["mcts:sims=20", "mcts:sims=8:prior=uniform:leaf=rollout"])
+@pytest.mark.parametrize(
+    "spec", ["mcts:sims=20", "mcts:sims=8:prior=uniform:leaf=rollout", "mcts:sims=6:leaf=playout:depth=8:greedy=0.5"]
+)
 def test_deterministic_for_a_seed(spec: str) -> None:
     first = _decisions(load(spec, seed=3), "core-2p", 1, 12)
     assert first == _decisions(load(spec, seed=3), "core-2p", 1, 12)
@@ -89,3 +95,61 @@ def test_command_line_takes_search_options(capsys: pytest.CaptureFixture[str]) -
     assert "| mcts:sims=3 | 2 |" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="bot 'mcts:sims=x': mcts option sims must be a number"):
         main(["match", "--config", "core-2p", "--bots", "mcts:sims=x,random", "--games", "2"])
+
+
+def _midgame(seed: int, decisions: int) -> Game:
+    game = Game.new("core-2p", seed)
+    bot = load("expert", seed=seed)
+    for _ in range(decisions):
+        game.apply(bot.act(game))
+    return game
+
+
+def test_playout_and_greedy_options() -> None:
+    bot = load("mcts:sims=10:leaf=playout:depth=12:greedy=0.5", seed=1)
+    assert (bot.config.leaf, bot.config.depth, bot.config.greedy) == ("playout", 12, 0.5)
+    assert bot.name == "mcts:sims=10:leaf=playout:depth=12:greedy=0.5"
+    assert load(bot.name, seed=1).config == bot.config
+    game = _midgame(5, 40)
+    # greedy: the expert's own choice (forced opener / closing moves included) gets at least that share of the prior.
+    priors = bot.prior(game, game.legal_actions())
+    choice = load("expert", seed=0).act(game)
+    assert priors[choice] >= 0.5 and abs(sum(priors.values()) - 1) < 1e-9
+    assert load("mcts:sims=10", seed=1).prior(game, game.legal_actions()).get(choice, 0.0) < 1.0
+    # playout: the expert plays ``depth`` decisions, then the static evaluation of that position.
+    copy = game.clone()
+    value = bot.leaf(copy)
+    assert len(value) == 2 and all(-1 <= v <= 1 for v in value)
+    assert not copy.is_terminal() and len(copy.events) > len(game.events)
+    to_end = load("mcts:sims=10:leaf=playout", seed=1)
+    finished = game.clone()
+    assert to_end.leaf(finished) == finished.returns() and finished.is_terminal()
+
+
+def test_steps_budget_caps_the_playouts() -> None:
+    game = _midgame(6, 30)
+    capped = load("mcts:sims=400:leaf=playout:depth=10:steps=60", seed=2)
+    first = capped.act(game)
+    assert 2 <= capped.last_simulations <= 8  # 10 playout decisions a simulation at most, 60 in all
+    again = load("mcts:sims=400:leaf=playout:depth=10:steps=60", seed=2)
+    assert again.act(game) == first and again.last_visits == capped.last_visits
+    assert load("mcts:sims=400:steps=60", seed=2).config.steps == 60
+
+
+def test_min_sims_searches_only_where_playouts_fit() -> None:
+    spec = "mcts:sims=50:leaf=playout:steps=300:min_sims=10:greedy=0.5"
+    bot = load(spec, seed=4)
+    assert bot.config.min_sims == 10
+    early = _midgame(7, 20)
+    first = bot.act(early)  # no pace known yet: one playout to the end shows the budget is too small, and the pace
+    assert bot.last_simulations == 1 and bot.last_visits == {first: 1}
+    action = bot.act(early)  # ~180 decisions left: 10 playouts would take far more than 300 decisions
+    assert bot.last_simulations == 0 and bot.last_visits == {action: 1}
+    priors = bot.prior(early, early.legal_actions())
+    assert priors[action] == max(priors.values())
+    late = early.clone()
+    expert = load("expert", seed=7)
+    while late.round < 33 or len(late.legal_actions()) < 2:
+        late.apply(expert.act(late))
+    bot.act(late)  # a few decisions left: it searches
+    assert bot.last_simulations >= 2
