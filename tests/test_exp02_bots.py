@@ -142,11 +142,11 @@ def _usage(bot: str, seeds: list[int], weights: object | None = None) -> dict[st
 
 
 #: Seeded exp02-4p games (the bot in seat 0, three random bots) in which the bots use EXP-02 (found by a search
-#: over seeds 0..259; docs/policies.md gives the rates over 200 games).
-GAMES = {"heuristic": [29, 217], "expert": [29, 41]}
+#: over seeds 0..299; docs/policies.md gives the rates over 200 games). Each bot does both, the heuristic too.
+GAMES = {"heuristic": [29, 217, 272], "expert": [29, 41]}
 
 
 def test_the_bots_place_regulations_and_play_exp02_measures_in_seeded_games():
     usage = {bot: _usage(bot, seeds) for bot, seeds in GAMES.items()}
     assert all(u["played"] > 0 for u in usage.values()), usage
-    assert sum(u["regulations"] for u in usage.values()) > 0, usage
+    assert all(u["regulations"] > 0 for u in usage.values()), usage
