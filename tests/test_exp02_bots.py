@@ -74,6 +74,55 @@ def test_the_inner_order_leader_places_a_blockade_on_a_resort_of_the_leader(bot)
     assert g.action_to_string(b.act(g)) in ("blockade 7,8", "blockade 6,7")
 
 
+def _denial(sc: Scenario02) -> Scenario02:
+    """Late game, the FormalizeInfluence gate open: player 0 is at the Influence cap (7 on the Board, none to create,
+    CORE-01-00-01), so nothing it does adds to its own count; player 1 (3 on the Lobbyist 7,8) holds DOM 4, FOR 4 and
+    needs the one standard Committee 8,7 to formalize its way towards the cap; no Resort, no Grassroots."""
+    sc.put("8,7", "Committee")
+    sc.put("7,8", "Lobbyist", influence=[0, 3, 0, 0])
+    sc.put("6,7", "Lobbyist", influence=[4, 0, 0, 0])
+    sc.put("9,7", "Lobbyist", influence=[3, 0, 0, 0])
+    for p in range(4):
+        sc.data["players"][p]["deployed"] = 2
+        sc.data["players"][p]["start_committee_used"] = True
+    sc.data["players"][0].update(created=5, supply=0)
+    sc.data["players"][1].update(created=1, supply=0)
+    sc.resources(1, DOM=4, FOR=4)
+    return sc
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: b.name)
+def test_the_bot_denies_the_opponent_the_committee_it_needs_to_formalize(bot):
+    sc = _denial(Scenario02())
+    sc.hand(0, "EXP-02-M01")
+    sc.resources(0, SEC=3, INF=1)
+    g = sc.game()
+    b = bot(seed=1)
+    assert g.action_to_string(b.act(g)) == "play EXP-02-M01"  # not a Move, not a TakeMeasure
+    g.apply(g.string_to_action("play EXP-02-M01"))
+    while g.current_player == 0 and g.phase_name != "regulation-place":
+        g.apply(b.act(g))
+    assert g.phase_name == "regulation-place"
+    values = {g.action_to_string(a): v for a, v in b.action_values(g).items()}
+    # A Blockade prohibits the Committee's effect, a SecurityLevel reduces its one new Influence to 0 (RULINGS R29):
+    # both stop player 1's formalization and are worth the same; every Regulation elsewhere is worth less.
+    assert values["blockade 8,7"] == max(values.values())
+    assert values["blockade 8,7"] > max(v for k, v in values.items() if not k.endswith(" 8,7"))
+    assert values["blockade 8,7"] > values["control 8,7"]  # Control only makes a formalization dearer
+    assert g.action_to_string(b.act(g)) in ("blockade 8,7", "security-level 8,7")
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: b.name)
+def test_without_the_denial_the_card_is_not_played(bot):
+    """The same position, but player 1 holds no Resources (nothing to deny): the bot does not spend the card."""
+    sc = _denial(Scenario02())
+    sc.resources(1, DOM=0, FOR=0)
+    sc.hand(0, "EXP-02-M01")
+    sc.resources(0, SEC=3, INF=1)
+    g = sc.game()
+    assert g.action_to_string(bot(seed=1).act(g)) != "play EXP-02-M01"
+
+
 def _usage(bot: str, seeds: list[int], weights: object | None = None) -> dict[str, int]:
     """Regulations placed and EXP-02 Measures played by ``bot`` (seat 0) against three random bots."""
     out = {"regulations": 0, "played": 0}
@@ -93,11 +142,11 @@ def _usage(bot: str, seeds: list[int], weights: object | None = None) -> dict[st
 
 
 #: Seeded exp02-4p games (the bot in seat 0, three random bots) in which the bots use EXP-02 (found by a search
-#: over seeds 0..259; docs/policies.md gives the rates over 200 games).
-GAMES = {"heuristic": [29, 217], "expert": [29, 41]}
+#: over seeds 0..299; docs/policies.md gives the rates over 200 games). Each bot does both, the heuristic too.
+GAMES = {"heuristic": [29, 217, 272], "expert": [29, 41]}
 
 
 def test_the_bots_place_regulations_and_play_exp02_measures_in_seeded_games():
     usage = {bot: _usage(bot, seeds) for bot, seeds in GAMES.items()}
     assert all(u["played"] > 0 for u in usage.values()), usage
-    assert sum(u["regulations"] for u in usage.values()) > 0, usage
+    assert all(u["regulations"] > 0 for u in usage.values()), usage

@@ -9,7 +9,9 @@ The games are ``policies.arena.play_match``'s (engine seed ``seed + i``, seats r
 was at the git revision ``--baseline`` (``policies/heuristic.py`` and ``policies/expert.py`` of that revision,
 loaded as a package of their own). Each game is replayed from its actions to count, per seat: Regulations placed
 (``regulation-placed`` events by that player: Inner Order, Threat Situation, Emergency Decree, Loss of Control,
-Competence Conflict), EXP-02 Measures taken and played, Authority Apparatus activations.
+Competence Conflict), EXP-02 Measures taken and played, Authority Apparatus activations, and how often the seat
+reached the Influence cap with how many of its turns left then (the room a denial has: a turn spent on a
+Regulation is a turn not spent on Formalize + Place).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from bc_env.rules import Game, RulesConfig  # noqa: E402
 from policies.arena import GameResult, bot_seed, play_match, wilson_interval  # noqa: E402
 
-COUNTS = ("regulations", "taken", "played", "authority")
+COUNTS = ("regulations", "taken", "played", "authority", "capped", "slack")
 
 
 def baseline_package(ref: str) -> str:
@@ -64,9 +66,13 @@ class Seeded:
 def count_usage(config: RulesConfig, result: GameResult) -> list[dict[str, int]]:
     """Per seat: Regulations placed, EXP-02 Measures taken / played, AA activations (from the replayed game)."""
     game = Game.new(config, result.seed)
+    out = [dict.fromkeys(COUNTS, 0) for _ in range(config.players)]
     for a in result.actions:
         game.apply(a)
-    out = [dict.fromkeys(COUNTS, 0) for _ in range(config.players)]
+        for p in range(config.players):  # the turns left when the seat first reaches the Influence cap
+            if not out[p]["capped"] and game.on_board[p] >= game.cap:
+                out[p]["capped"] = 1
+                out[p]["slack"] = game.turns_left(p)
     for e in game.events:
         p = e.get("player")
         if not isinstance(p, int):
@@ -120,15 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     match = play_match(config, entrants, args.games, args.seed, on_game=on_game)
     print(f"{config.name}, {args.games} games, seed {args.seed}, seats rotated (baseline {args.baseline})")
     print("| entrant | win share (Wilson 95%) | outright / shared | mean Influence | Regulations placed / game "
-          "| EXP-02 Measures taken / game | played / game | AA activations / game |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+          "| EXP-02 Measures taken / game | played / game | AA activations / game | reached the cap "
+          "| turns left then (mean) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for e, st in enumerate(match.entrants):
         lo, hi = wilson_interval(float(st.wins), args.games)
         t = totals[e]
         g = args.games
         print(f"| {st.label} | {float(st.wins) / g:.1%} ({lo:.1%}–{hi:.1%}) | {st.outright} / {st.shared} "
               f"| {st.influence_sum / g:.2f} | {t['regulations'] / g:.2f} "
-              f"| {t['taken'] / g:.2f} | {t['played'] / g:.2f} | {t['authority'] / g:.2f} |")  # fmt: skip
+              f"| {t['taken'] / g:.2f} | {t['played'] / g:.2f} | {t['authority'] / g:.2f} | {t['capped'] / g:.0%} "
+              f"| {t['slack'] / max(t['capped'], 1):.2f} |")  # fmt: skip
     return 0
 
 
