@@ -66,6 +66,13 @@ ADD56_RESORT_COUNTS = ((2, 1), (3, 1), (4, 1))
 TileAdder = Callable[..., None]
 
 
+def add_resort_tiles(add: TileAdder, name: str, resort: int, counts: tuple[tuple[int, int], ...]) -> None:
+    """The ResortTiles of one resort: ``n`` tiles "NAME-Wv" of printed value ``v`` for each ``(v, n)`` of ``counts``."""
+    for value, n in counts:
+        for _ in range(n):
+            add(RESORT, f"{name}-W{value}", resort=resort, value=value)
+
+
 def build_catalogue(config: RulesConfig) -> tuple[TileSpec, ...]:
     """Every tile of the game, the Start Committee first (CORE-01-02-01)."""
     specs: list[TileSpec] = []
@@ -76,12 +83,7 @@ def build_catalogue(config: RulesConfig) -> tuple[TileSpec, ...]:
     add(START, "Start Committee")
     resorts = config.resorts
     for r, resort in enumerate(resorts[:3]):
-        counts = list(CORE_RESORT_COUNTS)
-        if config.addon56:
-            counts += ADD56_RESORT_COUNTS
-        for value, n in counts:
-            for _ in range(n):
-                add(RESORT, f"{resort}-W{value}", resort=r, value=value)
+        add_resort_tiles(add, resort, r, CORE_RESORT_COUNTS + (ADD56_RESORT_COUNTS if config.addon56 else ()))
     n_committees = 10 + (2 if config.addon56 else 0)  # CORE-01-02-13, ADD56-01-01-11
     n_grassroots = 8 + (2 if config.addon56 else 0)  # CORE-01-02-14, ADD56-01-01-13
     n_lobbyists = 9 + (3 if config.addon56 else 0)  # CORE-01-02-15, ADD56-01-01-12

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING
 
 from .. import effects
 from ..actions import RESORT, Block
-from ..components import HOTSPOT, INVESTMENT_PROGRAM, LABOR_MARKET, SYSTEM, TileAdder
-from ..components import RESORT as RESORT_TILE
+from ..components import HOTSPOT, INVESTMENT_PROGRAM, LABOR_MARKET, SYSTEM, TileAdder, add_resort_tiles
 from ..config import RulesConfig
 from ..effects import (
     ALL_MASK,
@@ -532,12 +531,9 @@ class Exp01(Expansion):
         # output modifiers, floor; EXP-01-04-04/05, EXP-01-04-B-01..04 (v1.3); majority: EXP-01-04-B-05 (v1.3))
         # is the pipeline's output stages (effects.py); "this round" ends when the Round Settlement begins
         # (EXP-01-04-A-01..03 (v1.3), RULINGS R35).
-        eco = config.resorts.index("ECO")
+        # EXP-01-02-07/08, EXP-01-02-B-01..05: printed value W, produces ECO only.
         counts = ECO_RESORT_COUNTS + (ECO_ADD56_RESORT_COUNTS if config.addon56 else ())
-        for value, n in counts:
-            for _ in range(n):
-                # EXP-01-02-07/08, EXP-01-02-B-01..05: printed value W, produces ECO only.
-                add(RESORT_TILE, f"ECO-W{value}", resort=eco, value=value)
+        add_resort_tiles(add, "ECO", config.resorts.index("ECO"), counts)
         # EXP-01-02-03, -10..12 / EXP-01-02-C-01..07: the Hotspot "Labor Market".
         add(HOTSPOT, "Labor Market", special=LABOR_MARKET)
         # EXP-01-02-04, -13/14 / EXP-01-02-D-01/02, EXP-01-05-01: the System Tile "Investment Program".

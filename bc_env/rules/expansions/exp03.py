@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import effects
 from ..actions import RESORT, Block
-from ..components import HOTSPOT, LABOR_MARKET, TRANSFORMATIONSDRUCK, TileAdder
+from ..components import HOTSPOT, LABOR_MARKET, TRANSFORMATIONSDRUCK, TileAdder, add_resort_tiles
 from ..components import RESORT as RESORT_TILE
 from ..config import RulesConfig
 from ..decisions import Frame, Resolution, register_frame
@@ -830,11 +830,8 @@ class Exp03(Expansion):
     def add_tiles(self, config: RulesConfig, add: TileAdder) -> None:
         # EXP-03-00-04, EXP-03-02-A-01..04, EXP-03-03-01, RULINGS R57: CLM ResortTiles (CORE production rules,
         # EXP-03-05-01).
-        clm = config.resorts.index("CLM")
         counts = CLM_RESORT_COUNTS + (CLM_ADD56_RESORT_COUNTS if config.addon56 else ())
-        for value, n in counts:
-            for _ in range(n):
-                add(RESORT_TILE, f"CLM-W{value}", resort=clm, value=value)
+        add_resort_tiles(add, "CLM", config.resorts.index("CLM"), counts)
         # EXP-03-00-05, EXP-03-02-B-01..04, EXP-03-03-04: the Hotspot Transformationsdruck (core majority rules, no
         # Resources).
         add(HOTSPOT, "Transformationsdruck", special=TRANSFORMATIONSDRUCK)
