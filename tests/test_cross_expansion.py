@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from exp01_support import Scenario, act, events, legal_strings
+from positions import res
 
 from bc_env.rules import Game, RulesConfig
 
@@ -35,10 +36,6 @@ class X(Scenario):
             self.data["measures"]["hands"][p].append(key)
             while len(deck["open"]) < 3 and deck["draw_pile"]:
                 deck["open"].append(deck["draw_pile"].pop())
-
-
-def res(game: Game, p: int) -> dict[str, int]:
-    return dict(zip(game.config.resorts, game.resources_of(p)))
 
 
 def cell(game: Game, text: str) -> int:

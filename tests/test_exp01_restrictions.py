@@ -8,15 +8,12 @@ import random
 
 import pytest
 from exp01_support import Scenario, act, events, legal_strings
+from positions import res
 
 from bc_env.rules import Game, RulesConfig
 
 EDITIONS = ["exp01-4p", "exp01-v1.3-4p"]
 ECO = 3
-
-
-def res(game: Game, p: int) -> dict[str, int]:
-    return dict(zip(game.config.resorts, game.resources_of(p)))
 
 
 def _board(preset: str) -> Scenario:

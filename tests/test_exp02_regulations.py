@@ -7,6 +7,7 @@ import random
 
 import pytest
 from exp02_support import EXP0102_4P, EXP02_4P, Scenario02, incomplete_ok, new_game
+from positions import res
 
 from bc_env.rules import Game, NotImplementedRuleError, RulesConfig, StateError
 from bc_env.rules.components import HOTSPOT, SYSTEM
@@ -24,10 +25,6 @@ def legal(game: Game) -> list[str]:
 
 def events(game: Game, type_: str) -> list[dict]:
     return [e for e in game.events if e["type"] == type_]
-
-
-def res(game: Game, p: int) -> dict[str, int]:
-    return dict(zip(game.config.resorts, game.resources_of(p)))
 
 
 def cell(game: Game, text: str) -> int:

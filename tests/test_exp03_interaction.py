@@ -6,14 +6,11 @@ from __future__ import annotations
 import pytest
 from exp01_support import act, events, legal_strings
 from exp03_support import M3, C, Scenario3, incomplete_ok  # noqa: F401
+from positions import res
 
 from bc_env.rules import RulesConfig
 
 pytestmark = pytest.mark.usefixtures("incomplete_ok")
-
-
-def res(game, p):
-    return dict(zip(game.config.resorts, game.resources_of(p)))
 
 
 def _settle(*effects_, tile="DOM-W2", infl=(0, 1, 0, 0)):

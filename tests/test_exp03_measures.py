@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from exp01_support import act, events, finish_turn, legal_strings
 from exp03_support import E3, M3, C, Scenario3, incomplete_ok  # noqa: F401
+from positions import res
 
 from bc_env.rules import IllegalActionError
 from bc_env.rules.effects import MODIFIERS
@@ -30,10 +31,6 @@ def unpaid(game, text):
     with pytest.raises(IllegalActionError):
         act(game, text)
     assert game.to_dict() == before
-
-
-def res(game, p):
-    return dict(zip(game.config.resorts, game.resources_of(p)))
 
 
 def _two_resorts(infl87=None, **p0):
