@@ -20,19 +20,51 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bc_env.rules import Game, RulesConfig  # noqa: E402
+from bc_env.rules import BalanceControlError, Game, RulesConfig  # noqa: E402
+from bc_env.rules.errors import ConfigError  # noqa: E402
 from policies import load  # noqa: E402
 from policies.arena import bot_seed, wilson_interval  # noqa: E402
+
+
+class MatchFileError(BalanceControlError):
+    """A results file that is not this tool's JSON lines, or holds the games of another match."""
+
+
+def _rows(path: Path) -> list[dict]:
+    """The games in a results file, each line checked to be one of this tool's rows."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MatchFileError(f"{path}:{n}: not JSON ({exc.msg})") from None
+        if not isinstance(row, dict) or not row.keys() >= _ROW_KEYS:
+            raise MatchFileError(f"{path}:{n}: not a game of tools/match_games.py (needs {sorted(_ROW_KEYS)})")
+        rows.append(row)
+    return rows
+
+
+_ROW_KEYS = {"i", "config", "bots", "seed", "seat", "winners", "result", "influence", "wall", "cpu"}
 
 
 def play(config: str, bots: list[str], seed: int, games: int, out: Path) -> None:
     cfg = RulesConfig.resolve(config)
     n = cfg.players
     if len(bots) != n:
-        raise SystemExit(f"{cfg.name} has {n} seats: give {n} bots, got {len(bots)}")
+        raise ConfigError(f"{cfg.name} has {n} seats: give {n} bots, got {len(bots)}")
+    for e, name in enumerate(bots):  # an unknown bot fails here, before the file is touched
+        load(name, seed=bot_seed(seed, 0, e), config=cfg)
     done = set()
     if out.exists():
-        done = {json.loads(line)["i"] for line in out.read_text(encoding="utf-8").splitlines() if line.strip()}
+        for row in _rows(out):
+            if (row["config"], row["bots"], row["seed"]) != (cfg.name, bots, seed):
+                raise MatchFileError(
+                    f"{out} holds the games of {row['config']} {','.join(row['bots'])} seed {row['seed']}, not of"
+                    f" {cfg.name} {','.join(bots)} seed {seed}: resume a match into its own file"
+                )
+            done.add(row["i"])
     with out.open("a", encoding="utf-8") as f:
         for i in range(games):
             if i in done:
@@ -66,7 +98,7 @@ def _q(xs: list[float], f: float) -> float:
 def summary(path: Path) -> str:
     if not path.is_file():
         return f"{path}: no such file"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = _rows(path)
     if not rows:
         return f"{path}: no games"
     g = len(rows)
@@ -92,14 +124,19 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="the JSON-lines file (appended to; its games are skipped)")
     ap.add_argument("--summary", type=Path, nargs="*", help="print the summary of these files and exit")
     args = ap.parse_args()
-    if args.summary:
-        for path in args.summary:
-            print(summary(path))
-        return
-    if not args.bots or not args.out:
-        ap.error("--bots and --out are needed (or --summary FILE)")
-    play(args.config, args.bots.split(","), args.seed, args.games, args.out)
-    print(summary(args.out))
+    try:
+        if args.summary:
+            for path in args.summary:
+                print(summary(path))
+            return
+        if not args.bots or not args.out:
+            ap.error("--bots and --out are needed (or --summary FILE)")
+        if args.games < 1:
+            ap.error(f"--games must be at least 1, got {args.games}")
+        play(args.config, args.bots.split(","), args.seed, args.games, args.out)
+        print(summary(args.out))
+    except BalanceControlError as exc:
+        ap.error(str(exc))
 
 
 if __name__ == "__main__":
