@@ -27,7 +27,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bc_env.rules import Game, RulesConfig  # noqa: E402
+from bc_env.rules import BalanceControlError, Game, RulesConfig  # noqa: E402
+from bc_env.rules.errors import ConfigError  # noqa: E402
 from policies.arena import GameResult, bot_seed, play_match, wilson_interval  # noqa: E402
 
 COUNTS = ("regulations", "taken", "played", "authority", "capped", "slack")
@@ -97,8 +98,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--baseline", default="HEAD", help="git revision of the NAME@old bots")
     args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    old = sorted({n for n in args.bots.split(",") if n.endswith("@old") and n[:-4] not in ("heuristic", "expert")})
+    if old:
+        parser.error(f"only heuristic@old and expert@old have a baseline, got {', '.join(old)}")
+    try:
+        return run(args)
+    except BalanceControlError as exc:
+        parser.error(str(exc))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the match of ``main``'s arguments and print its table."""
     config = RulesConfig.resolve(args.config)
     names = args.bots.split(",")
+    if len(names) != config.players:
+        raise ConfigError(f"{config.name} has {config.players} seats: give {config.players} bots, got {len(names)}")
     entrants: list[Any] = []
     base = None
     for e, name in enumerate(names):
