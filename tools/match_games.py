@@ -49,6 +49,30 @@ def _rows(path: Path) -> list[dict]:
 _ROW_KEYS = {"i", "config", "bots", "seed", "seat", "winners", "result", "influence", "wall", "cpu"}
 
 
+def play_one(cfg: RulesConfig, bots: list[str], seed: int, i: int) -> dict:
+    """Game ``i`` of the match: engine seed ``seed + i``, entrant ``e`` in seat ``(e + i) % n``, bot seeds
+    ``bot_seed(seed, i, e)``; its row (the first entrant's seat, result and decision times)."""
+    n = cfg.players
+    seat_of = [(e + i) % n for e in range(n)]
+    by_seat = [None] * n
+    for e, name in enumerate(bots):
+        by_seat[seat_of[e]] = load(name, seed=bot_seed(seed, i, e), config=cfg)
+    game = Game.new(cfg, seed + i)
+    me, wall, cpu = seat_of[0], [], []
+    while not game.is_terminal():
+        seat = game.current_player
+        t0, c0 = time.perf_counter(), time.process_time()
+        action = by_seat[seat].act(game)
+        if seat == me:
+            wall.append(round(time.perf_counter() - t0, 4))
+            cpu.append(round(time.process_time() - c0, 4))
+        game.apply(action)
+    winners = game.winners()
+    res = "lost" if me not in winners else "outright" if len(winners) == 1 else "shared"
+    return {"i": i, "config": cfg.name, "bots": bots, "seed": seed, "seat": me, "winners": winners,
+            "result": res, "influence": list(game.on_board), "wall": wall, "cpu": cpu}  # fmt: skip
+
+
 def play(config: str, bots: list[str], seed: int, games: int, out: Path) -> None:
     cfg = RulesConfig.resolve(config)
     n = cfg.players
@@ -69,24 +93,7 @@ def play(config: str, bots: list[str], seed: int, games: int, out: Path) -> None
         for i in range(games):
             if i in done:
                 continue
-            seat_of = [(e + i) % n for e in range(n)]
-            by_seat = [None] * n
-            for e, name in enumerate(bots):
-                by_seat[seat_of[e]] = load(name, seed=bot_seed(seed, i, e), config=cfg)
-            game = Game.new(cfg, seed + i)
-            me, wall, cpu = seat_of[0], [], []
-            while not game.is_terminal():
-                seat = game.current_player
-                t0, c0 = time.perf_counter(), time.process_time()
-                action = by_seat[seat].act(game)
-                if seat == me:
-                    wall.append(round(time.perf_counter() - t0, 4))
-                    cpu.append(round(time.process_time() - c0, 4))
-                game.apply(action)
-            winners = game.winners()
-            res = "lost" if me not in winners else "outright" if len(winners) == 1 else "shared"
-            row = {"i": i, "config": cfg.name, "bots": bots, "seed": seed, "seat": me, "winners": winners,
-                   "result": res, "influence": list(game.on_board), "wall": wall, "cpu": cpu}  # fmt: skip
+            row = play_one(cfg, bots, seed, i)
             f.write(json.dumps(row) + "\n")
             f.flush()
 
