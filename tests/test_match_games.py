@@ -56,6 +56,7 @@ def test_bad_input_is_one_clear_error_and_leaves_the_file_alone(tmp_path: Path) 
         (["--config", "nope", "--bots", "random,random"], "unknown preset 'nope'"),
         (["--bots", "random,bogus"], "unknown policy 'bogus'"),
         (["--bots", "random,random", "--games", "0"], "--games must be at least 1, got 0"),
+        (["--bots", "random,random", "--workers", "0"], "--workers must be at least 1, got 0"),
     ],
 )
 def test_the_command_line_reports_bad_values_without_a_traceback(tmp_path: Path, args: list[str], message: str) -> None:
@@ -64,3 +65,16 @@ def test_the_command_line_reports_bad_values_without_a_traceback(tmp_path: Path,
     )
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_workers_play_the_same_games(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    match_games.play("core-2p", ["expert", "random"], 7, 4, one)
+    match_games.play("core-2p", ["expert", "random"], 7, 2, two)
+    match_games.play("core-2p", ["expert", "random"], 7, 4, two, workers=2)  # resumes games 2 and 3 in 2 processes
+
+    def games(path: Path) -> list[tuple]:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        return sorted((r["i"], r["seat"], r["winners"], r["influence"], len(r["cpu"])) for r in rows)
+
+    assert games(one) == games(two) and [g[0] for g in games(two)] == [0, 1, 2, 3]

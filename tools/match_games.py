@@ -1,4 +1,4 @@
-"""Play the games of a ``balance-control match`` one by one into a JSON-lines file (long, resumable measurements).
+r"""Play the games of a ``balance-control match`` one by one into a JSON-lines file (long, resumable measurements).
 
 Game ``i`` is exactly game ``i`` of ``balance-control match --config CONFIG --bots BOTS --seed SEED`` (engine seed
 ``SEED + i``, seats rotated, bot seeds ``policies.arena.bot_seed``). One line per game: the seat of the first bot,
@@ -7,15 +7,22 @@ decision times, wall clock and CPU time of the process (``time.process_time``: o
 machine's load). Games already in the file are skipped, so a stopped run continues where it stopped.
 
     python tools/match_games.py --config core-2p --bots mcts,heuristic --seed 90000 --games 400 --out m.jsonl
+    python tools/match_games.py --config core-2p --bots mcts,heuristic --seed 90000 --games 400 --out m.jsonl \
+        --workers 16
     python tools/match_games.py --summary m.jsonl
+
+With ``--workers N`` the games run in N processes (one game per task): the rows are the same, written in the
+order the games finish.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -73,7 +80,12 @@ def play_one(cfg: RulesConfig, bots: list[str], seed: int, i: int) -> dict:
             "result": res, "influence": list(game.on_board), "wall": wall, "cpu": cpu}  # fmt: skip
 
 
-def play(config: str, bots: list[str], seed: int, games: int, out: Path) -> None:
+def _play_task(task: tuple[dict, list[str], int, int]) -> dict:
+    config, bots, seed, i = task
+    return play_one(RulesConfig.from_dict(config), bots, seed, i)
+
+
+def play(config: str, bots: list[str], seed: int, games: int, out: Path, workers: int = 1) -> None:
     cfg = RulesConfig.resolve(config)
     n = cfg.players
     if len(bots) != n:
@@ -89,13 +101,20 @@ def play(config: str, bots: list[str], seed: int, games: int, out: Path) -> None
                     f" {cfg.name} {','.join(bots)} seed {seed}: resume a match into its own file"
                 )
             done.add(row["i"])
+    todo = [i for i in range(games) if i not in done]
     with out.open("a", encoding="utf-8") as f:
-        for i in range(games):
-            if i in done:
-                continue
-            row = play_one(cfg, bots, seed, i)
-            f.write(json.dumps(row) + "\n")
-            f.flush()
+        if workers <= 1:
+            rows: Iterator[dict] = (play_one(cfg, bots, seed, i) for i in todo)
+        else:  # one game per task; rows are written as games finish (the summary and resume go by "i")
+            pool = multiprocessing.get_context("spawn").Pool(workers)
+            rows = pool.imap_unordered(_play_task, [(cfg.to_dict(), bots, seed, i) for i in todo], chunksize=1)
+        try:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+        finally:
+            if workers > 1:
+                pool.terminate()
 
 
 def _q(xs: list[float], f: float) -> float:
@@ -129,6 +148,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--out", type=Path, help="the JSON-lines file (appended to; its games are skipped)")
+    ap.add_argument("--workers", type=int, default=1, help="games played at once, one process each (default 1)")
     ap.add_argument("--summary", type=Path, nargs="*", help="print the summary of these files and exit")
     args = ap.parse_args()
     try:
@@ -140,7 +160,9 @@ def main() -> None:
             ap.error("--bots and --out are needed (or --summary FILE)")
         if args.games < 1:
             ap.error(f"--games must be at least 1, got {args.games}")
-        play(args.config, args.bots.split(","), args.seed, args.games, args.out)
+        if args.workers < 1:
+            ap.error(f"--workers must be at least 1, got {args.workers}")
+        play(args.config, args.bots.split(","), args.seed, args.games, args.out, args.workers)
         print(summary(args.out))
     except BalanceControlError as exc:
         ap.error(str(exc))
