@@ -58,6 +58,8 @@ class Exp02Weights:
     #: :func:`denied_hotspots`: what a voided Hotspot's free Influence is worth to its leader (an Influence placed
     #: at once, ``1 - tempo`` of the evaluation, times the chance the Hotspot closes with that leader in time).
     hotspot: float = 0.5
+    #: The weight of the strongest opponent in the relative score (``HeuristicWeights.best_opponent``).
+    best_opponent: float = 0.7
 
 
 DEFAULT_EXP02 = Exp02Weights()
@@ -79,9 +81,10 @@ def denied_hotspots(game: Game, me: int, w: Exp02Weights | None = None) -> float
     """The evaluation's EXP-02 term: each unresolved Hotspot (Inner Order aside: it places no Influence) voided by a
     Blockade or a SecurityLevel (EXP-02-04-C-03, RULINGS R29) denies its single majority leader, if it has Influence
     in its supply, the free Influence of the resolution (CORE-01-06-05): ``-hotspot`` where that leader is ``me``,
-    ``+hotspot`` split over the opponents otherwise. The static evaluation counts a pending placement only as a
-    small threat (it is uncertain while the Hotspot is open), which leaves a Regulation on an opponent's Hotspot
-    worth almost nothing; this term is what the Regulation takes away. 0 without Regulations on Hotspots."""
+    ``+hotspot`` times that opponent's weight in the relative score otherwise. The static evaluation counts a
+    pending placement only as a small threat (it is uncertain while the Hotspot is open), which leaves a Regulation
+    on an opponent's Hotspot worth almost nothing; this term is what the Regulation takes away. 0 without
+    Regulations on Hotspots."""
     regs = regulations(game)
     if not regs or game.is_terminal():
         return 0.0
@@ -100,7 +103,12 @@ def denied_hotspots(game: Game, me: int, w: Exp02Weights | None = None) -> float
         q = t.index(top)
         if game.supply[q] <= 0:
             continue
-        out += -w.hotspot if q == me else w.hotspot / (n - 1)
+        if q == me:
+            out -= w.hotspot
+        else:  # the evaluation weighs the strongest opponent (here: the most Influence) above the others
+            strength = [game.on_board[p] + game.supply[p] for p in range(n) if p != me]
+            share = (1.0 - w.best_opponent) / (n - 1)
+            out += w.hotspot * (share + (w.best_opponent if strength[q - (q > me)] == max(strength) else 0.0))
     return out
 
 
@@ -192,8 +200,9 @@ def pay_what_you_can(game: Game, me: int, card: int) -> None:
         res[me * n + r] -= 1
 
 
-def missing(game: Game, me: int, card: int) -> int:
-    """Resources ``me`` still lacks for ``card``'s printed cost (named resorts first, then the free slots)."""
+def missing(game: Game, me: int, card: int, produced: frozenset[int] = frozenset()) -> int:
+    """Resources ``me`` still lacks for ``card``'s printed cost (named resorts first, then the free slots); those of
+    a resort in ``produced`` (one ``me`` gets at the next settlement) are not counted."""
     have = list(game.resources_of(me))
     short = 0
     free = 0
@@ -202,10 +211,28 @@ def missing(game: Game, me: int, card: int) -> int:
             r = mask.bit_length() - 1
             take = min(count, have[r])
             have[r] -= take
-            short += count - take
+            if r not in produced:
+                short += count - take
         else:
             free += count
     return short + max(0, free - sum(have))
+
+
+def produced(game: Game, me: int) -> frozenset[int]:
+    """The resorts of the ResortTiles whose majority ``me`` holds (alone or tied) and which still produce (no
+    Blockade, output above its SecurityLevels): ``me`` receives them at the next settlement without a turn."""
+    regs = regulations(game) or {}
+    out = set()
+    for c in game.resort_cells:
+        t = game.totals(c)
+        if t[me] <= 0 or t[me] < max(t):
+            continue
+        spec = game.catalogue[game.tile_at[c]]
+        counts = regs.get(c)
+        if counts and (counts[BLOCKADE] or counts[SECURITY_LEVEL] >= spec.value):
+            continue
+        out.add(spec.resort)
+    return frozenset(out)
 
 
 def spare_turns(game: Game, me: int) -> int:
@@ -224,7 +251,8 @@ _LATER_SEC = {"EXP-02-M12": 2}
 def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights = DEFAULT_EXP02) -> float:
     """What the EXP-02 cards are worth to ``me`` before they are played (``values`` from :func:`card_values`): the
     best, over the cards in ``me``'s hand and face up, of the card's value times ``step`` per Political Action its
-    plan still needs (a conversion per Resource of its cost still missing, RULINGS R24; a TakeMeasure for a face-up
+    plan still needs (a conversion per Resource of its cost still missing, RULINGS R24, unless a Resort ``me``
+    controls produces it, :func:`produced`; a TakeMeasure for a face-up
     card; the PlayMeasure), less ``turn`` per action of the plan beyond ``me``'s spare turns (:func:`spare_turns`);
     0 where the turns left cannot carry the plan out. So SEC held is worth what the card it pays for is worth, each
     conversion towards a card worth playing gains, and playing it (its effect now, its plan value gone) wins
@@ -234,6 +262,7 @@ def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights 
         return 0.0
     turns = game.turns_left(me)
     spare = spare_turns(game, me)
+    income = produced(game, me)
     best = 0.0
     hand = zones.hands[me]  # type: ignore[attr-defined]
     candidates = [(k, 0) for k in hand]
@@ -243,7 +272,7 @@ def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights 
         v = values.get(k, 0.0)
         if v < w.min_value:
             continue
-        plan = missing(game, me, k) + _LATER_SEC.get(game.measures[k].key, 0) + take + 1
+        plan = missing(game, me, k, income) + _LATER_SEC.get(game.measures[k].key, 0) + take + 1
         if plan > turns:
             continue
         best = max(best, v * w.step**plan - w.turn * max(0, plan - spare))
