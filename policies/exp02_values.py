@@ -248,6 +248,13 @@ def spare_turns(game: Game, me: int) -> int:
 _LATER_SEC = {"EXP-02-M12": 2}
 
 
+def plan_turns(game: Game, me: int, card: int, face_up: bool, income: frozenset[int] = frozenset()) -> int:
+    """The Political Actions ``me`` still needs to play ``card``: a conversion per Resource of its cost it lacks (none
+    for a resort in ``income``, :func:`produced`), the TakeMeasure of a face-up card and the PlayMeasure (Loss of
+    Control: also the 2 SEC of its placement at the settlement)."""
+    return missing(game, me, card, income) + _LATER_SEC.get(game.measures[card].key, 0) + int(face_up) + 1
+
+
 def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights = DEFAULT_EXP02) -> float:
     """What the EXP-02 cards are worth to ``me`` before they are played (``values`` from :func:`card_values`): the
     best, over the cards in ``me``'s hand and face up, of the card's value times ``step`` per Political Action its
@@ -272,7 +279,7 @@ def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights 
         v = values.get(k, 0.0)
         if v < w.min_value:
             continue
-        plan = missing(game, me, k, income) + _LATER_SEC.get(game.measures[k].key, 0) + take + 1
+        plan = plan_turns(game, me, k, bool(take), income)
         if plan > turns:
             continue
         best = max(best, v * w.step**plan - w.turn * max(0, plan - spare))
@@ -280,4 +287,4 @@ def option_value(game: Game, me: int, values: dict[int, float], w: Exp02Weights 
 
 
 __all__ = ["DEFAULT_EXP02", "PRICED", "Exp02Weights", "voids_output", "card_values", "missing", "option_value",
-           "regulations", "spare_turns"]  # fmt: skip
+           "regulations", "spare_turns", "plan_turns", "produced", "denied_hotspots"]  # fmt: skip
