@@ -3,6 +3,8 @@ best move, and they do so in real games (docs/policies.md)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from exp02_support import Scenario02
 
@@ -237,3 +239,21 @@ def test_the_bots_place_regulations_and_play_exp02_measures_in_seeded_games():
     usage = {bot: _usage(bot, seeds) for bot, seeds in GAMES.items()}
     assert all(u["played"] > 0 for u in usage.values()), usage
     assert all(u["regulations"] > 0 for u in usage.values()), usage
+
+
+def test_the_bots_answer_legally_and_leave_the_game_unchanged_in_exp02():
+    """At positions of a random exp02-4p game (every phase it reaches), both bots answer with a legal action for the
+    owner of the decision (RULINGS R23) and leave the game as it was (the card pricing works on clones)."""
+    rng = random.Random(5)
+    g = Game.new("exp02-4p", 5)
+    bots = [HeuristicPolicy(seed=3), ExpertPolicy(seed=3)]
+    step = 0
+    while not g.is_terminal():
+        legal_now = g.legal_actions()
+        if step % 7 == 0 and len(legal_now) > 1:
+            before = g.to_dict()
+            for b in bots:
+                assert b.act(g) in legal_now, (b.name, g.phase_name)
+                assert g.to_dict() == before, f"{b.name} mutated the game"
+        g.apply(legal_now[rng.randrange(len(legal_now))])
+        step += 1
