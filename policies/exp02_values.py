@@ -14,9 +14,11 @@ EXP-02 card the bot holds or could take by the best change of the evaluation its
 position (a Regulation placed with Threat Situation, a Blockade on an unresolved Hotspot with Emergency Decree, the
 best removal with Legal Review, the best move with Jurisdiction Shift, a Regulation on a Hotspot at the settlement
 with Loss of Control, plus what paying the Resources it has towards the cost changes); :func:`option_value` adds
-a share of the best of those values (a larger share for a card in hand than for a face-up one), less a little per
-Resource still missing for the card's cost. Taking a card, converting for its SEC and playing it
-then each look better than the alternatives exactly when the effect is worth it. Nothing here is read in a game
+the best card's plan value: its value discounted per Political Action its plan still needs (:func:`plan_turns`:
+conversions for the SEC, the TakeMeasure, the PlayMeasure), less the Influence those actions would cost beyond the
+bot's spare turns (:func:`spare_turns`). Taking a card, converting for its SEC and playing it then each look better
+than the alternatives exactly when the effect is worth it and the turns allow it. :func:`denied_hotspots` is the
+evaluation's EXP-02 term for a Regulation that voids a Hotspot's free Influence. Nothing here is read in a game
 without EXP-02.
 """
 

@@ -951,7 +951,7 @@ class HeuristicPolicy:
         # The last IncrementalEvaluation and the position it belongs to (see _reuse).
         self._last: tuple[IncrementalEvaluation, int, object, int] | None = None
         #: EXP-02 only: the values of the EXP-02 cards at this Political Action (policies/exp02_values.py), whose
-        #: held share :meth:`_continue` adds to the evaluation; None in every other game and decision.
+        #: plan value (exp02_values.option_value) :meth:`_continue` adds to the evaluation; None in every other game.
         self._cards: dict[int, float] | None = None
         self.exp02_weights = exp02_values.DEFAULT_EXP02
 
