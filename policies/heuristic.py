@@ -951,7 +951,7 @@ class HeuristicPolicy:
         # The last IncrementalEvaluation and the position it belongs to (see _reuse).
         self._last: tuple[IncrementalEvaluation, int, object, int] | None = None
         #: EXP-02 only: the values of the EXP-02 cards at this Political Action (policies/exp02_values.py), whose
-        #: held share :meth:`_continue` adds to the evaluation; None in every other game and decision.
+        #: plan value (exp02_values.option_value) :meth:`_continue` adds to the evaluation; None in every other game.
         self._cards: dict[int, float] | None = None
         self.exp02_weights = exp02_values.DEFAULT_EXP02
 
@@ -984,8 +984,8 @@ class HeuristicPolicy:
             return self._incremental_values(game, me, legal, hold)
         self._cards = None
         if game.config.exp02 and (game.phase_name == "political" or game.phase_name in _CONTINUATIONS_EXP02):
-            w = self.weights
-            self._cards = exp02_values.card_values(game, me, lambda g, p: evaluate(g, p, w, hold), self.exp02_weights)
+            evaluate02 = lambda g, p: self._evaluate02(g, p, hold)  # noqa: E731
+            self._cards = exp02_values.card_values(game, me, evaluate02, self.exp02_weights)
         values: dict[int, float] = {}
         for a in self._candidates(game, me, legal, hold):
             child = game.clone()
@@ -1094,13 +1094,18 @@ class HeuristicPolicy:
                 child.apply(a)
                 best = max(best, self._continue(child, me, hold, board))
             return best
-        if self._cards:  # EXP-02: the held share of the Measures in hand
-            return evaluate(game, me, self.weights, hold) + exp02_values.option_value(
-                game, me, self._cards, self.exp02_weights
-            )
+        if game.config.exp02:  # the EXP-02 terms: denied Hotspots, the plans of the Measures held or face up
+            value = self._evaluate02(game, me, hold)
+            if self._cards:
+                value += exp02_values.option_value(game, me, self._cards, self.exp02_weights)
+            return value
         if board is None:
             return evaluate(game, me, self.weights, hold)
         return _evaluate(game, me, self.weights, hold, board)
+
+    def _evaluate02(self, game: Game, me: int, hold: bool) -> float:
+        """EXP-02 only: :func:`evaluate` plus what the Regulations on Hotspots deny (``denied_hotspots``)."""
+        return evaluate(game, me, self.weights, hold) + exp02_values.denied_hotspots(game, me, self.exp02_weights)
 
     def _candidates(
         self, game: Game, me: int, legal: list[int], hold: bool, memo: dict[int, bool | None] | None = None

@@ -30,8 +30,25 @@ def test_one_game_prints_a_row_per_entrant() -> None:
         (["--bots", "heuristic,random"], "exp02-4p has 4 seats: give 4 bots, got 2"),
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--bots", "random@old,random,random,random"], "only heuristic@old and expert@old have a baseline"),
+        (["--bots", "heuristic@old,random,random,random", "--baseline", "no-such-ref"], "--baseline no-such-ref"),
     ],
 )
 def test_bad_values_are_one_clear_error(args: list[str], message: str) -> None:
     proc = run(*args)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+TRACE = TOOL.parent / "exp02_card_trace.py"
+
+
+def test_the_card_trace_prints_its_table() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(TRACE), "--games", "1", "--seed", "3"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Political Actions" in proc.stdout and "| a priced card in hand or face up |" in proc.stdout
+
+
+def test_the_card_trace_refuses_zero_games() -> None:
+    proc = subprocess.run([sys.executable, str(TRACE), "--games", "0"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "--games must be at least 1" in proc.stderr and "Traceback" not in proc.stderr

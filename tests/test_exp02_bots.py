@@ -3,11 +3,14 @@ best move, and they do so in real games (docs/policies.md)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from exp02_support import Scenario02
 
 import policies
 from bc_env.rules import Game
+from policies import exp02_values
 from policies.expert import ExpertPolicy
 from policies.heuristic import HeuristicPolicy
 
@@ -123,6 +126,92 @@ def test_without_the_denial_the_card_is_not_played(bot):
     assert g.action_to_string(bot(seed=1).act(g)) != "play EXP-02-M01"
 
 
+def _planning(sc: Scenario02, turns: int | None = None) -> Scenario02:
+    """The Blockade position of :func:`_opponent_resort` with a Grassroots 9,7 (ConvertResources: 2 of one resort
+    for 1 of another) and player 0 holding Threat Situation, 2 SEC of its 3 and plenty of DOM / FOR; ``turns``: cut
+    the DrawPile so that player 0 has only that many turns left."""
+    _opponent_resort(sc)
+    sc.put("9,7", "Grassroots")
+    sc.hand(0, "EXP-02-M01")
+    sc.resources(0, SEC=2, INF=1, DOM=30, FOR=30)
+    if turns is not None:
+        cut = (turns - 1) * 4
+        sc.data["discard"].extend(sc.data["draw_pile"][cut:])
+        del sc.data["draw_pile"][cut:]
+    return sc
+
+
+def _turn(game: Game, bot: object) -> list[str]:
+    """Player 0's decisions of its Political Action, as the bot takes them."""
+    out = []
+    while game.current_player == 0 and not game.is_terminal() and len(out) < 8:
+        a = bot.act(game)  # type: ignore[attr-defined]
+        out.append(game.action_to_string(a))
+        game.apply(a)
+    return out
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: b.name)
+def test_the_bot_converts_for_the_sec_of_a_card_worth_playing_with_turns_to_spare(bot):
+    """Threat Situation needs 3 SEC + INF (the card and the placement, RULINGS R61) and only a ConvertResources gives
+    SEC (R24): with turns to spare (18 left, 10 needed for its own Influence) the bot converts into SEC towards the
+    Blockade on the leader's Resort, the next step of that card's plan."""
+    sc = _planning(Scenario02())
+    g = sc.game()
+    assert exp02_values.spare_turns(g, 0) >= 3
+    steps = _turn(g, bot(seed=1))
+    assert steps[0] == "convert 9,7" and steps[-1] == "gain SEC", steps
+    assert g.resources_of(0)[3] == 3
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: b.name)
+def test_without_spare_turns_the_bot_does_not_convert_for_sec(bot):
+    """The same position with 7 turns left: the bot needs more than those for its own Influence, so the card's plan
+    (a conversion, the PlayMeasure) would cost it Influence; no conversion into SEC (the old pricing converted)."""
+    sc = _planning(Scenario02(), turns=7)
+    g = sc.game()
+    assert g.turns_left(0) == 7 and exp02_values.spare_turns(g, 0) < 0
+    steps = _turn(g, bot(seed=1))
+    assert "gain SEC" not in steps, steps
+
+
+def _hotspot(sc: Scenario02, lead: list[int]) -> Scenario02:
+    """An unresolved Hotspot 6,8 (its Influence ``lead``) between player 1's Resorts DOM-W3 7,8 and FOR-W3 6,7;
+    player 1 has one Influence in its supply, so whoever leads the Hotspot when it closes places one more
+    (CORE-01-06-05). Player 0 (Lobbyist 8,7) holds Emergency Decree, its 4 SEC and DOM 10, FOR 10: paying the SEC
+    lowers its own formalization potential a little."""
+    sc.put("7,8", "DOM-W3", influence=[0, 2, 0, 0])
+    sc.put("6,7", "FOR-W3", influence=[0, 2, 0, 0])
+    sc.put("8,7", "Lobbyist", influence=[2, 0, 0, 0])
+    sc.put("6,8", "Hotspot", influence=lead)
+    for p in range(4):
+        sc.data["players"][p]["deployed"] = 2
+        sc.data["players"][p]["start_committee_used"] = True
+    sc.supply(1, 1)
+    sc.hand(0, "EXP-02-M02")
+    sc.resources(0, SEC=4, DOM=10, FOR=10)
+    return sc
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: b.name)
+def test_the_bot_blockades_the_hotspot_an_opponent_would_win(bot):
+    """Player 1 leads the Hotspot 2-0: Emergency Decree's Blockade voids its free Influence (EXP-02-04-C-03, RULINGS
+    R32, R43). The old pricing (the Hotspot only as a small pending threat) kept the card and moved Influence."""
+    g = _hotspot(Scenario02(), [0, 2, 0, 0]).game()
+    steps = _turn(g, bot(seed=1))
+    assert steps[0] == "play EXP-02-M02", steps
+    placed = [e for e in g.events if e["type"] == "regulation-placed"]
+    assert placed and placed[-1]["player"] == 0
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: b.name)
+def test_the_bot_does_not_blockade_its_own_hotspot(bot):
+    """The same position with player 0 leading the Hotspot: the Blockade would void its own Influence."""
+    g = _hotspot(Scenario02(), [1, 0, 0, 0]).game()
+    assert "play EXP-02-M02" in legal(g)
+    assert "play EXP-02-M02" not in _turn(g, bot(seed=1))
+
+
 def _usage(bot: str, seeds: list[int], weights: object | None = None) -> dict[str, int]:
     """Regulations placed and EXP-02 Measures played by ``bot`` (seat 0) against three random bots."""
     out = {"regulations": 0, "played": 0}
@@ -142,11 +231,29 @@ def _usage(bot: str, seeds: list[int], weights: object | None = None) -> dict[st
 
 
 #: Seeded exp02-4p games (the bot in seat 0, three random bots) in which the bots use EXP-02 (found by a search
-#: over seeds 0..299; docs/policies.md gives the rates over 200 games). Each bot does both, the heuristic too.
-GAMES = {"heuristic": [29, 217, 272], "expert": [29, 41]}
+#: over seeds 0..129; they are rare, docs/policies.md gives the rates over 200 games). Each bot does both.
+GAMES = {"heuristic": [29, 85], "expert": [29, 85]}
 
 
 def test_the_bots_place_regulations_and_play_exp02_measures_in_seeded_games():
     usage = {bot: _usage(bot, seeds) for bot, seeds in GAMES.items()}
     assert all(u["played"] > 0 for u in usage.values()), usage
     assert all(u["regulations"] > 0 for u in usage.values()), usage
+
+
+def test_the_bots_answer_legally_and_leave_the_game_unchanged_in_exp02():
+    """At positions of a random exp02-4p game (every phase it reaches), both bots answer with a legal action for the
+    owner of the decision (RULINGS R23) and leave the game as it was (the card pricing works on clones)."""
+    rng = random.Random(5)
+    g = Game.new("exp02-4p", 5)
+    bots = [HeuristicPolicy(seed=3), ExpertPolicy(seed=3)]
+    step = 0
+    while not g.is_terminal():
+        legal_now = g.legal_actions()
+        if step % 7 == 0 and len(legal_now) > 1:
+            before = g.to_dict()
+            for b in bots:
+                assert b.act(g) in legal_now, (b.name, g.phase_name)
+                assert g.to_dict() == before, f"{b.name} mutated the game"
+        g.apply(legal_now[rng.randrange(len(legal_now))])
+        step += 1

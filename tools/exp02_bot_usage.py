@@ -6,8 +6,9 @@ win share (issue #14; numbers in docs/policies.md).
 
 The games are ``policies.arena.play_match``'s (engine seed ``seed + i``, seats rotated, bots seeded per game as
 ``balance-control match`` does), so the win shares equal that command's. ``NAME@old`` is the bot ``NAME`` as it
-was at the git revision ``--baseline`` (``policies/heuristic.py`` and ``policies/expert.py`` of that revision,
-loaded as a package of their own). Each game is replayed from its actions to count, per seat: Regulations placed
+was at the git revision ``--baseline`` (``policies/heuristic.py``, ``policies/expert.py`` and, where it exists,
+``policies/exp02_values.py`` of that revision, loaded as a package of their own). Each game is replayed from its
+actions to count, per seat: Regulations placed
 (``regulation-placed`` events by that player: Inner Order, Threat Situation, Emergency Decree, Loss of Control,
 Competence Conflict), EXP-02 Measures taken and played, Authority Apparatus activations, and how often the seat
 reached the Influence cap with how many of its turns left then (the room a denial has: a turn spent on a
@@ -39,11 +40,15 @@ def baseline_package(ref: str) -> str:
     pkg = Path(tempfile.mkdtemp(prefix="bc-baseline-")) / "policies_baseline"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("", encoding="utf-8")
-    for name in ("heuristic.py", "expert.py"):
-        text = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{ref}:policies/{name}"], check=True, capture_output=True, text=True
-        ).stdout
-        (pkg / name).write_text(text, encoding="utf-8")
+    for name in ("heuristic.py", "expert.py", "exp02_values.py"):
+        shown = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{ref}:policies/{name}"], check=False, capture_output=True, text=True
+        )
+        if shown.returncode != 0:
+            if name == "exp02_values.py":  # older revisions have no EXP-02 valuation module
+                continue
+            raise ConfigError(f"--baseline {ref}: no policies/{name} there ({shown.stderr.strip()})")
+        (pkg / name).write_text(shown.stdout, encoding="utf-8")
     sys.path.insert(0, str(pkg.parent))
     return "policies_baseline"
 
