@@ -67,6 +67,13 @@ class Exp02Weights:
 DEFAULT_EXP02 = Exp02Weights()
 
 
+def places_influence(game: Game, tile: int) -> bool:
+    """Whether a Hotspot ``tile`` (a catalogue index) places its leader's Influence when it resolves
+    (CORE-01-06-05): every Hotspot but EXP-02's Inner Order, whose leader places or moves a Regulation instead and
+    places no Influence (EXP-02-02-G-04/07, RULINGS R42)."""
+    return game.catalogue[tile].name != INNER_ORDER
+
+
 def regulations(game: Game) -> dict[int, list[int]] | None:
     """cell -> [SecurityLevel, Control, Administration, Blockade] counts, or None without EXP-02."""
     st = game.ext.get(exp02.NAME)
@@ -96,7 +103,7 @@ def denied_hotspots(game: Game, me: int, w: Exp02Weights | None = None) -> float
     for c, counts in regs.items():
         if game.kind_at[c] != HOTSPOT or game.resolved[c] or not voids_output(counts):
             continue
-        if game.catalogue[game.tile_at[c]].name == INNER_ORDER:
+        if not places_influence(game, game.tile_at[c]):
             continue
         t = game.totals(c)
         top = max(t)

@@ -71,6 +71,7 @@ from bc_env.rules import Game
 from bc_env.rules.actions import MOVE_FROM, MOVE_TO
 from bc_env.rules.components import HOTSPOT
 
+from .exp02_values import places_influence
 from .heuristic import (
     HeuristicPolicy,
     HeuristicWeights,
@@ -90,8 +91,8 @@ def my_hotspots(game: Game, me: int, min_margin: int = 1) -> list[tuple[int, int
     n = game.num_players
     tile_at, kind_at, resolved, nbrs = game.tile_at, game.kind_at, game.resolved, game.topo.neighbors
     for c in game.nonstart:
-        if kind_at[c] != HOTSPOT or resolved[c]:
-            continue
+        if kind_at[c] != HOTSPOT or resolved[c] or not places_influence(game, tile_at[c]):
+            continue  # Inner Order (EXP-02-02-G) places no Influence
         t = game.totals(c)
         other = max(t[q] for q in range(n) if q != me)
         m = t[me] - other
@@ -403,7 +404,7 @@ class ExpertPolicy(HeuristicPolicy):
         tile_at, nbrs = game.tile_at, game.topo.neighbors
         out = []
         for c in game.nonstart:
-            if game.kind_at[c] == HOTSPOT and not game.resolved[c]:
+            if game.kind_at[c] == HOTSPOT and not game.resolved[c] and places_influence(game, tile_at[c]):
                 out.append((c, game.totals(c), sum(1 for nb in nbrs[c] if tile_at[nb] < 0)))
         return out
 
@@ -429,7 +430,7 @@ class ExpertPolicy(HeuristicPolicy):
                                 waste += 1.0
                             continue
                     after.append((c, t, empty))
-                if kind == HOTSPOT:
+                if kind == HOTSPOT and places_influence(game, game.drawn):
                     e = sum(1 for nb in nbrs[cell] if game.tile_at[nb] < 0)
                     if e > 0:
                         after.append((cell, [0] * game.num_players, e))

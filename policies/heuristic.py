@@ -203,8 +203,8 @@ class _Board:
                 if o >= 0:
                     lob_empty[o] += empty
                     lob_resorts[o] += resorts
-            elif k == HOTSPOT and not resolved[c]:
-                hot_cells.append(c)
+            elif k == HOTSPOT and not resolved[c] and exp02_values.places_influence(game, tile_at[c]):
+                hot_cells.append(c)  # a pending free placement (CORE-01-06-05; not EXP-02's Inner Order)
         self.owner = owner
         self.lob_cells = lob_cells
         self.lob_counts = lob_counts

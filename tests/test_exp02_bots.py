@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from exp02_support import Scenario02
+from exp02_support import Scenario02, cell
 
 import policies
 from bc_env.rules import Game
 from policies import exp02_values
-from policies.expert import ExpertPolicy
-from policies.heuristic import HeuristicPolicy
+from policies.expert import ExpertPolicy, my_hotspots
+from policies.heuristic import DEFAULT_WEIGHTS, HeuristicPolicy, player_scores
 
 BOTS = [HeuristicPolicy, ExpertPolicy]
 
@@ -257,3 +257,26 @@ def test_the_bots_answer_legally_and_leave_the_game_unchanged_in_exp02():
                 assert g.to_dict() == before, f"{b.name} mutated the game"
         g.apply(legal_now[rng.randrange(len(legal_now))])
         step += 1
+
+
+def _led_hotspot(name: str) -> Game:
+    """Player 0 leads the unresolved Hotspot tile ``name`` at 6,8 (two empty neighbours) 1-0, with Influence in its
+    supply."""
+    sc = Scenario02()
+    sc.put("7,8", "DOM-W3", influence=[0, 2, 0, 0])
+    sc.put("6,7", "FOR-W3", influence=[0, 2, 0, 0])
+    sc.put("6,8", name, influence=[1, 0, 0, 0])
+    sc.supply(0, 2)
+    return sc.game()
+
+
+def test_inner_order_is_no_pending_free_placement():
+    """A Hotspot's single leader places one Influence when it closes (CORE-01-06-05): the evaluation counts that as
+    a threat (``hotspot_threat * tempo / empty``) and the expert plans around the Hotspots it leads. Inner Order
+    places none, its leader places or moves a Regulation (EXP-02-02-G-04/07, RULINGS R42): neither counts it."""
+    hotspot, inner = _led_hotspot("Hotspot"), _led_hotspot("Inner Order")
+    w = DEFAULT_WEIGHTS
+    assert player_scores(hotspot)[0] - player_scores(inner)[0] == pytest.approx(w.hotspot_threat * w.tempo / 2)
+    assert player_scores(hotspot)[1:] == player_scores(inner)[1:]
+    assert [c for c, _, _ in my_hotspots(hotspot, 0)] == [cell(hotspot, 6, 8)]
+    assert my_hotspots(inner, 0) == []
