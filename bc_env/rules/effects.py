@@ -557,20 +557,56 @@ def payment_options(cost: Cost, n_resorts: int) -> tuple[tuple[Payment, tuple[in
     return tuple(out)
 
 
-_AFFORDABLE: dict[tuple[Cost, tuple[int, ...]], list[Payment]] = {}
+#: affordable()'s memo: (cost, supply key) -> the payments. A payment of ``cost`` takes at most ``size`` Resources of
+#: one resort (the sum of its slots' counts), so the supply clamped at ``size`` per resort decides which payments it
+#: can pay (:func:`_supply_key`): a few keys per cost, where the raw supplies of long games are many.
+_AFFORDABLE: dict[tuple[Cost, int], list[Payment]] = {}
+
+
+def _supply_key(cost: Cost, res: list[int] | tuple[int, ...], start: int, n: int) -> int:
+    """``res[start:start + n]`` clamped at the size of ``cost``, as one integer (a leading 1, then one digit in base
+    size + 1 per resort: distinct supplies of any length give distinct keys); -1 if a count is negative."""
+    size = 0
+    for slot in cost:
+        size += slot[0]
+    base = size + 1
+    key = 1
+    for i in range(start, start + n):
+        s = res[i]
+        if s < 0:
+            return -1
+        key = key * base + (s if s < size else size)
+    return key
+
+
+def _affordable(cost: Cost, res: list[int] | tuple[int, ...], start: int, n: int) -> list[Payment]:
+    """The payments of ``cost`` that ``res[start:start + n]`` can pay in full: the memo's list (not to be changed)."""
+    key = _supply_key(cost, res, start, n)
+    got = _AFFORDABLE.get((cost, key)) if key >= 0 else None
+    if got is None:
+        supply = res[start : start + n]
+        got = [pay for pay, counts in payment_options(cost, n) if all(c <= s for c, s in zip(counts, supply))]
+        if key >= 0:
+            if len(_AFFORDABLE) > 200_000:
+                _AFFORDABLE.clear()
+            _AFFORDABLE[(cost, key)] = got
+    return got
 
 
 def affordable(cost: Cost, supply: list[int] | tuple[int, ...]) -> list[Payment]:
     """The payments of ``cost`` that ``supply`` (Resources per resort) can pay in full (memoised)."""
-    key = (cost, tuple(supply))
-    got = _AFFORDABLE.get(key)
-    if got is None:
-        if len(_AFFORDABLE) > 200_000:
-            _AFFORDABLE.clear()
-        got = _AFFORDABLE[key] = [
-            pay for pay, counts in payment_options(cost, len(supply)) if all(c <= s for c, s in zip(counts, supply))
-        ]
-    return list(got)
+    return list(_affordable(cost, supply, 0, len(supply)))
+
+
+def affordable_of(cost: Cost, res: list[int], player: int, n_resorts: int) -> list[Payment]:
+    """:func:`affordable` of ``player``'s Resources in ``res`` (``Game.res``: player * n_resorts + resort), without
+    slicing them out."""
+    return list(_affordable(cost, res, player * n_resorts, n_resorts))
+
+
+def can_afford(cost: Cost, res: list[int], player: int, n_resorts: int) -> bool:
+    """Whether ``player``'s Resources in ``res`` pay ``cost`` in full some way (``bool(affordable_of(...))``)."""
+    return len(_affordable(cost, res, player * n_resorts, n_resorts)) > 0
 
 
 def without_one(cost: Cost, i: int) -> Cost:

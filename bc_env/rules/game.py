@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 from bisect import bisect_left, insort
 from collections import OrderedDict
-from typing import Any, SupportsIndex
+from typing import Any, Final, SupportsIndex
 
 import numpy as np
 
@@ -95,9 +95,11 @@ def _shared(config: RulesConfig) -> _Shared:
     return got
 
 
+_PAY_RULES: Final = {"same": effects.SAME, "distinct": effects.DISTINCT, "any": effects.ANY}
+
+
 def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
-    rule = {"same": effects.SAME, "distinct": effects.DISTINCT, "any": effects.ANY}[text.pay_rule]
-    return ((text.pay, rule, (1 << n_resorts) - 1),)
+    return ((text.pay, _PAY_RULES[text.pay_rule], (1 << n_resorts) - 1),)
 
 
 #: The token of an empty Game (Game._blank and Game.clone fill in every slot).
@@ -582,7 +584,7 @@ class Game:
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
         if not self._modified():
-            options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
+            options = effects.affordable_of(effect.base_cost, self.res, effect.actor, self.num_resorts)
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
             options = effects.payment_options_for(self, effect)
@@ -682,7 +684,7 @@ class Game:
                 ok = None if same_cost is None else same_cost.get(start)
                 if ok is None and not slow:  # payment_choices without modifiers: is the base cost affordable
                     base_cost = effects.START_COMMITTEE_COST if start else effects.STANDARD_COMMITTEE_COST
-                    ok = bool(effects.affordable(base_cost, self.resources_of(p)))
+                    ok = effects.can_afford(base_cost, self.res, p, self.num_resorts)
                     if same_cost is not None:
                         same_cost[start] = ok
                 if ok is None:
@@ -703,6 +705,10 @@ class Game:
                     continue
                 text = catalogue[tile_at[c]].text
                 ok = None if by_text is None else by_text.get(text)
+                if ok is None and not slow:  # payment_choices without modifiers: a payment that leaves a gain
+                    ok = self._convert_payable(self.config.grassroots_texts[text], p)
+                    if by_text is not None:
+                        by_text[text] = ok
                 if ok is None:
                     ok = bool(self.payment_choices(self.effect_for("convert", c, p)))
                     if by_text is not None:
@@ -999,6 +1005,24 @@ class Game:
                 out.append(r)
                 break
         return out
+
+    def _convert_payable(self, text: GrassrootsText, p: int) -> bool:
+        """Without modifiers: whether ``p`` can resolve a ConvertResources of ``text``, i.e. ``payment_choices`` of
+        its effect is non-empty: an affordable payment of the recipe after which some resort can be gained (the
+        conditions of :meth:`_gain_options` without modifiers; CORE-01-04-20..22, R16, BC-02, BC-03)."""
+        nr = self.num_resorts
+        finite = self.config.bank_stock is not None
+        different = text.gain_rule == "different"
+        gain = text.gain
+        bank = self.bank
+        for pay in effects.affordable_of(_recipe_cost(text, nr), self.res, p, nr):
+            for r in range(nr):
+                if finite and bank[r] + pay.count(r) < gain:
+                    continue
+                if different and r in pay:
+                    continue
+                return True
+        return False
 
     def _convert_bases(self, effect: Effect, pay: Payment) -> tuple[Payment, ...]:
         """The Grassroots parts of ``pay`` over every cost variant (see effects.base_parts)."""
