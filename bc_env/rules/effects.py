@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -90,20 +90,48 @@ POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "p
 PLACE_TILE = "place-tile"
 
 
-class Effect(NamedTuple):
+class Effect:
     """One effect about to resolve: what it is, who owns it and its ContextTile (CORE-01-06-00-04).
 
-    A NamedTuple (immutable, and cheap to build in the hot paths of legal-action generation)."""
+    Immutable by convention; a native class of the compiled engine (cheap to build in the hot paths of legal-action
+    generation), compared and hashed by its fields like the NamedTuple it was."""
+
+    __slots__ = ("kind", "actor", "tile", "base_cost", "card", "target")
 
     kind: str
     actor: int
     #: ContextTile as a cell, or -1 for null (CORE-01-06-00-05).
     tile: int
-    base_cost: Cost = FREE
+    base_cost: Cost
     #: The Measure card (global card id) of a TakeMeasure / PlayMeasure, else -1.
-    card: int = -1
+    card: int
     #: The targeted player of a PlayMeasure that targets a player, else -1.
-    target: int = -1
+    target: int
+
+    def __init__(
+        self, kind: str, actor: int, tile: int, base_cost: Cost = FREE, card: int = -1, target: int = -1
+    ) -> None:
+        self.kind = kind
+        self.actor = actor
+        self.tile = tile
+        self.base_cost = base_cost
+        self.card = card
+        self.target = target
+
+    def _fields(self) -> tuple[str, int, int, Cost, int, int]:
+        return (self.kind, self.actor, self.tile, self.base_cost, self.card, self.target)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Effect) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Effect(kind={self.kind!r}, actor={self.actor!r}, tile={self.tile!r}, base_cost={self.base_cost!r}, "
+            f"card={self.card!r}, target={self.target!r})"
+        )
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ class Game:
         "frontier", "in_frontier", "committees", "grassroots", "resort_cells", "infl",
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
-        "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
+        "turn", "stack", "over", "_events", "_pending", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "ext", "expansions", "hotspot_resolvers", "modifier_sources",
     )  # fmt: skip
 
@@ -172,7 +172,10 @@ class Game:
     #: The decision stack (decisions.py); the top frame is the pending decision. Empty once the game is over.
     stack: list[Frame]
     over: bool
-    events: list[dict[str, Any]]
+    #: The event log as read (``events``) and the events recorded since it was last read, not built yet: a tuple
+    #: ``(type, rule, fields)`` (``fields``: key, value, key, value, ...; see :meth:`event`) or a finished dict.
+    _events: list[dict[str, Any]]
+    _pending: list[Any]
     active_effects: list[ActiveEffect]
     _legal: list[int] | None
     _winners: list[int] | None
@@ -228,7 +231,8 @@ class Game:
         g.turn = 0
         g.stack = []
         g.over = False
-        g.events = []
+        g._events = []
+        g._pending = []
         g.active_effects = []
         g._legal = None
         g._winners = None
@@ -297,6 +301,36 @@ class Game:
         kind = stack[-1].kind
         assert kind is not None
         return kind
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The event log: one dict per event with its ``type``, the ``rule`` behind it and its data, oldest first
+        (the same list object on every read; it only grows). The engine records events compactly (:meth:`event`)
+        and builds their dicts here, when the log is read."""
+        if self._pending:
+            self._flush_events()
+        return self._events
+
+    @events.setter
+    def events(self, value: list[dict[str, Any]]) -> None:
+        self._events = value
+        self._pending = []
+
+    def _flush_events(self) -> None:
+        """Build the dicts of the events recorded since the log was last read, in order."""
+        out = self._events
+        for rec in self._pending:
+            if isinstance(rec, dict):
+                out.append(rec)
+                continue
+            fields: tuple[Any, ...] = rec[2]
+            d: dict[str, Any] = {}
+            for i in range(0, len(fields), 2):
+                d[fields[i]] = fields[i + 1]
+            d["type"] = rec[0]
+            d["rule"] = rec[1]
+            out.append(d)
+        self._pending.clear()
 
     def is_terminal(self) -> bool:
         return self.over
@@ -422,7 +456,8 @@ class Game:
         g.turn = self.turn
         g.stack = [f.copy() for f in self.stack]
         g.over = self.over
-        g.events = self.events[:]
+        g._events = self.events[:]  # the event dicts are shared with the original, as ever
+        g._pending = []
         g.active_effects = self.active_effects[:]
         g._legal = self._legal
         g._winners = self._winners
@@ -471,7 +506,12 @@ class Game:
         """Append an event citing the rule behind it."""
         data["type"] = type_
         data["rule"] = rule
-        self.events.append(data)
+        self._pending.append(data)
+
+    def event(self, type_: str, rule: str, *fields: Any) -> None:
+        """:meth:`log` with the data as ``key, value, key, value, ...``: the same event, recorded as a tuple until
+        the log is read (the engine's frequent events: no dict per event while nobody reads them)."""
+        self._pending.append((type_, rule, fields))
 
     def resources_of(self, player: int) -> list[int]:
         r = self.num_resorts
@@ -786,7 +826,7 @@ class Game:
                 self._end_game()
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
-            self.log("draw", "CORE-01-04-04", player=p, tile=tile)
+            self.event("draw", "CORE-01-04-04", "player", p, "tile", tile)
             if self._placeable(p, tile):  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
                 self.drawn = tile
                 self.stack.append(PLACE_TILE[p])
@@ -817,7 +857,7 @@ class Game:
         tile = self.drawn
         self.drawn = -1
         self._put_tile(tile, cell)
-        self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
+        self.event("place-tile", "CORE-01-04-05", "player", self.active, "tile", tile, "cell", cell)
         # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
         self.stack.append(POLITICAL[self.active])
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
@@ -849,7 +889,7 @@ class Game:
                 return
         leaders = self.majority(cell)  # CORE-01-06-04 (a)
         if len(leaders) != 1:
-            self.log("hotspot-no-majority", "CORE-01-05-02", cell=cell, tied=leaders)
+            self.event("hotspot-no-majority", "CORE-01-05-02", "cell", cell, "tied", leaders)
             return
         p = leaders[0]
         if self.hotspot_resolvers:
@@ -889,13 +929,13 @@ class Game:
         self.on_board[p] += 1
         self.deployed[p] += 1  # RULINGS R11
         self.infl[cell * self.num_players + p] += 1
-        self.log("hotspot-resolved", "CORE-01-06-05", cell=cell, player=p)
+        self.event("hotspot-resolved", "CORE-01-06-05", "cell", cell, "player", p)
 
     def _political_choice(self, p: int, a: int) -> None:
         """The Political Action ``a`` of player ``p`` (CORE-01-04-09, and those the expansions add)."""
         lay = self.layout
         if a == lay.pass_:
-            self.log("pass", "RULINGS-R7", player=p)
+            self.event("pass", "RULINGS-R7", "player", p)
             if self._modified():
                 effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
             return
@@ -929,14 +969,14 @@ class Game:
         self.on_board[p] += 1
         self.deployed[p] += 1  # RULINGS R11
         self.infl[cell * self.num_players + p] += 1
-        self.log("place-influence", "CORE-01-04-11", player=p, cell=cell)
+        self.event("place-influence", "CORE-01-04-11", "player", p, "cell", cell)
 
     def _move_influence(self, p: int, src: int, dst: int) -> None:
         # CORE-01-06-00-06 (R10): a Move names two tiles; its ContextTile is the destination.
         np_ = self.num_players
         self.infl[src * np_ + p] -= 1
         self.infl[dst * np_ + p] += 1
-        self.log("move-influence", "CORE-01-04-12", player=p, src=src, dst=dst)
+        self.event("move-influence", "CORE-01-04-12", "player", p, "src", src, "dst", dst)
 
     def _begin_effect(self, p: int, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
         """Resolve a Political Action through the pipeline: one record (decisions.Resolution) carries its
@@ -1121,7 +1161,7 @@ class Game:
         for r in pay:
             self.res[base + r] -= 1
             self.bank[r] += 1
-        self.log("pay", rule, player=player, resorts=list(pay))
+        self.event("pay", rule, "player", player, "resorts", list(pay))
 
     def _execute_formalize(self, res: Resolution) -> None:
         self._pop(res)
@@ -1151,7 +1191,7 @@ class Game:
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
         self.supply[p] += 1
         self.created[p] += 1
-        self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
+        self.event("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", "player", p, "cell", cell)
 
     def _execute_convert(self, res: Resolution) -> None:
         """ConvertResources (CORE-01-04-20..22) with the expansions' parts of it (``execute_riders``), at once."""
@@ -1170,7 +1210,7 @@ class Game:
         nr = self.num_resorts
         self.res[p * nr + gain] += amount
         self.bank[gain] -= amount
-        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=amount)
+        self.event("convert", "CORE-01-04-22", "player", p, "cell", cell, "gain", gain, "amount", amount)
         for ex in self.expansions:
             ex.execute_riders(self, res)
 
@@ -1199,7 +1239,7 @@ class Game:
     def _settlement_start(self) -> None:
         """CORE-01-07-02: "this round" ends when the Round Settlement begins (RULINGS R35)."""
         effects.expire(self, effects.END_OF_ROUND)
-        self.log("settlement", "CORE-01-07-02", round=self.round)
+        self.event("settlement", "CORE-01-07-02", "round", self.round)
         for ex in self.expansions:
             ex.settlement_start(self)
 
@@ -1250,8 +1290,8 @@ class Game:
                 self.res[p * nres + r] += got
             self.bank[r] -= amount
             self.noise[r] += rest
-            self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
-                     resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+            self.event("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", "cell", cell,
+                       "resort", r, "players", leaders, "share", share, "noise", rest)  # fmt: skip
             if modified:
                 for ex in self.expansions:
                     ex.after_production(self, cell, leaders, share)  # an expansion's part of this production instance
