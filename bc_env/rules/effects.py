@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -54,25 +54,25 @@ Cost = tuple[Slot, ...]
 Payment = tuple[int, ...]
 
 # Base costs of the core effects.
-STANDARD_COMMITTEE_COST: Cost = ((2, DISTINCT, ALL_MASK),)  # CORE-01-04-15
-START_COMMITTEE_COST: Cost = ((3, DISTINCT, ALL_MASK), (1, ANY, ALL_MASK))  # CORE-01-08-08
-FREE: Cost = ()
+STANDARD_COMMITTEE_COST: Final[Cost] = ((2, DISTINCT, ALL_MASK),)  # CORE-01-04-15
+START_COMMITTEE_COST: Final[Cost] = ((3, DISTINCT, ALL_MASK), (1, ANY, ALL_MASK))  # CORE-01-08-08
+FREE: Final[Cost] = ()
 
 # Timing keys of durations (EXP-01-07-06, EXP-02-07-02, EXP-03-07-02 and the "until your next turn"
 # wording of EXP-03-08). The game calls expire() with one of these at the matching moment.
-END_OF_TURN = "end_of_turn"  # "this turn"
-END_OF_ROUND = "end_of_round"  # "this round": until the next Round Settlement begins
-END_OF_SETTLEMENT = "end_of_settlement"  # "during this Round Settlement"
-OWNER_NEXT_TURN = "owner_next_turn"  # "until the beginning of your next turn"
-CONSUMED = "consumed"  # "until consumed": removed by its handler
-PERMANENT = "permanent"
+END_OF_TURN: Final = "end_of_turn"  # "this turn"
+END_OF_ROUND: Final = "end_of_round"  # "this round": until the next Round Settlement begins
+END_OF_SETTLEMENT: Final = "end_of_settlement"  # "during this Round Settlement"
+OWNER_NEXT_TURN: Final = "owner_next_turn"  # "until the beginning of your next turn"
+CONSUMED: Final = "consumed"  # "until consumed": removed by its handler
+PERMANENT: Final = "permanent"
 #: Until the end of the next turn of player ``data["player"]`` that begins after the effect was created
 #: (``data["turn"]``): the window of docs/rulings.md BC-29 (Investment Freeze), BC-28 (Economic Council) and
 #: BC-30 (Supplemental Budget).
-END_OF_PLAYER_TURN = "end_of_player_turn"
+END_OF_PLAYER_TURN: Final = "end_of_player_turn"
 #: "Until the end of the next round" (EXP-03-08-M02-04, RULINGS R39/R53): through the Round Settlement of the
 #: round after ``data["round"]`` (the round it was created in).
-END_OF_NEXT_ROUND = "end_of_next_round"
+END_OF_NEXT_ROUND: Final = "end_of_next_round"
 # EXP-01-07-06/07 (v1.3): these are the timing windows; END_OF_PLAYER_TURN is the window of the rulings above.
 TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUMED, PERMANENT, END_OF_PLAYER_TURN)
 #: Every timing key a state may hold: TIMINGS (the EXP-01 encoding's ``effect_until`` view, unchanged) and the
@@ -87,7 +87,7 @@ STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
 POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play", "authority"))
 #: The effect of placing the drawn tile (Phase 1, CORE-01-04-05; RULINGS R3): free in the core game, its ContextTile
 #: is the cell it goes to and the tile is ``game.drawn``; a modifier may surcharge it (EXP-03-08-M12, RULINGS R54).
-PLACE_TILE = "place-tile"
+PLACE_TILE: Final = "place-tile"
 
 
 class Effect:
@@ -266,7 +266,7 @@ class Modifier:
 
 
 #: Modifier handlers by ActiveEffect id; the expansions register theirs here.
-MODIFIERS: dict[str, Modifier] = {}
+MODIFIERS: Final[dict[str, Modifier]] = {}
 #: Where extra cost slots come from (Modifier.source): the rules themselves, a Measure in force, a Regulation on
 #: the ContextTile (EXP-02), a Climate effect (EXP-03-02-D).
 SOURCES = ("rule", "measure", "regulation", "climate")
@@ -588,7 +588,7 @@ def payment_options(cost: Cost, n_resorts: int) -> tuple[tuple[Payment, tuple[in
 #: affordable()'s memo: (cost, supply key) -> the payments. A payment of ``cost`` takes at most ``size`` Resources of
 #: one resort (the sum of its slots' counts), so the supply clamped at ``size`` per resort decides which payments it
 #: can pay (:func:`_supply_key`): a few keys per cost, where the raw supplies of long games are many.
-_AFFORDABLE: dict[tuple[Cost, int], list[Payment]] = {}
+_AFFORDABLE: Final[dict[tuple[Cost, int], list[Payment]]] = {}
 
 
 def _supply_key(cost: Cost, res: list[int] | tuple[int, ...], start: int, n: int) -> int:
