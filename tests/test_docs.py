@@ -231,11 +231,16 @@ def test_actions_md_layout_formula_holds_for_other_tables():
 
 
 def _logged_events() -> dict[str, tuple[set[str], set[str]]]:
-    """Event type -> (literal rule IDs, field names) of every ``log(...)`` call in the engine."""
+    """Event type -> (literal rule IDs, field names) of every ``log(type, rule, key=value, ...)`` and
+    ``event(type, rule, "key", value, ...)`` call in the engine."""
     out: dict[str, tuple[set[str], set[str]]] = {}
     for path in sorted((ROOT / "bc_env" / "rules").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "log"):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("log", "event")
+            ):
                 continue
             if len(node.args) < 2 or not isinstance(node.args[0], ast.Constant):
                 continue
@@ -245,6 +250,8 @@ def _logged_events() -> dict[str, tuple[set[str], set[str]]]:
                 if isinstance(part, ast.Constant):
                     rules.add(part.value)
             fields.update(kw.arg for kw in node.keywords if kw.arg)
+            if node.func.attr == "event":  # the data as key, value, key, value, ...
+                fields.update(str(a.value) for a in node.args[2::2] if isinstance(a, ast.Constant))
     return out
 
 

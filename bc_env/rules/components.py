@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .config import RulesConfig
 
-# Tile kinds (CORE-01-02-04; SYSTEM tiles come with the expansions).
-START = 0
-RESORT = 1
-COMMITTEE = 2
-GRASSROOTS = 3
-LOBBYIST = 4
-HOTSPOT = 5
-SYSTEM = 6
+# Tile kinds (CORE-01-02-04; SYSTEM tiles come with the expansions). Final: the compiled engine inlines them.
+START: Final = 0
+RESORT: Final = 1
+COMMITTEE: Final = 2
+GRASSROOTS: Final = 3
+LOBBYIST: Final = 4
+HOTSPOT: Final = 5
+SYSTEM: Final = 6
 
 KIND_NAMES = ("start-committee", "resort", "committee", "grassroots", "lobbyist", "hotspot", "system")
 

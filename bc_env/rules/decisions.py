@@ -164,8 +164,8 @@ class Political(Frame):
 
 #: The stateless turn decisions of each seat (RULINGS R6: at most 6 players), shared by every game: immutable,
 #: so pushing one allocates nothing.
-PLACE_TILE: tuple[PlaceTile, ...] = tuple(PlaceTile(p) for p in range(6))
-POLITICAL: tuple[Political, ...] = tuple(Political(p) for p in range(6))
+PLACE_TILE: Final[tuple[PlaceTile, ...]] = tuple(PlaceTile(p) for p in range(6))
+POLITICAL: Final[tuple[Political, ...]] = tuple(Political(p) for p in range(6))
 
 
 class MoveTo(Frame):

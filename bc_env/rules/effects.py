@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -54,25 +54,25 @@ Cost = tuple[Slot, ...]
 Payment = tuple[int, ...]
 
 # Base costs of the core effects.
-STANDARD_COMMITTEE_COST: Cost = ((2, DISTINCT, ALL_MASK),)  # CORE-01-04-15
-START_COMMITTEE_COST: Cost = ((3, DISTINCT, ALL_MASK), (1, ANY, ALL_MASK))  # CORE-01-08-08
-FREE: Cost = ()
+STANDARD_COMMITTEE_COST: Final[Cost] = ((2, DISTINCT, ALL_MASK),)  # CORE-01-04-15
+START_COMMITTEE_COST: Final[Cost] = ((3, DISTINCT, ALL_MASK), (1, ANY, ALL_MASK))  # CORE-01-08-08
+FREE: Final[Cost] = ()
 
 # Timing keys of durations (EXP-01-07-06, EXP-02-07-02, EXP-03-07-02 and the "until your next turn"
 # wording of EXP-03-08). The game calls expire() with one of these at the matching moment.
-END_OF_TURN = "end_of_turn"  # "this turn"
-END_OF_ROUND = "end_of_round"  # "this round": until the next Round Settlement begins
-END_OF_SETTLEMENT = "end_of_settlement"  # "during this Round Settlement"
-OWNER_NEXT_TURN = "owner_next_turn"  # "until the beginning of your next turn"
-CONSUMED = "consumed"  # "until consumed": removed by its handler
-PERMANENT = "permanent"
+END_OF_TURN: Final = "end_of_turn"  # "this turn"
+END_OF_ROUND: Final = "end_of_round"  # "this round": until the next Round Settlement begins
+END_OF_SETTLEMENT: Final = "end_of_settlement"  # "during this Round Settlement"
+OWNER_NEXT_TURN: Final = "owner_next_turn"  # "until the beginning of your next turn"
+CONSUMED: Final = "consumed"  # "until consumed": removed by its handler
+PERMANENT: Final = "permanent"
 #: Until the end of the next turn of player ``data["player"]`` that begins after the effect was created
 #: (``data["turn"]``): the window of docs/rulings.md BC-29 (Investment Freeze), BC-28 (Economic Council) and
 #: BC-30 (Supplemental Budget).
-END_OF_PLAYER_TURN = "end_of_player_turn"
+END_OF_PLAYER_TURN: Final = "end_of_player_turn"
 #: "Until the end of the next round" (EXP-03-08-M02-04, RULINGS R39/R53): through the Round Settlement of the
 #: round after ``data["round"]`` (the round it was created in).
-END_OF_NEXT_ROUND = "end_of_next_round"
+END_OF_NEXT_ROUND: Final = "end_of_next_round"
 # EXP-01-07-06/07 (v1.3): these are the timing windows; END_OF_PLAYER_TURN is the window of the rulings above.
 TIMINGS = (END_OF_TURN, END_OF_ROUND, END_OF_SETTLEMENT, OWNER_NEXT_TURN, CONSUMED, PERMANENT, END_OF_PLAYER_TURN)
 #: Every timing key a state may hold: TIMINGS (the EXP-01 encoding's ``effect_until`` view, unchanged) and the
@@ -87,23 +87,51 @@ STAGE_PRINTED, STAGE_DOUBLING, STAGE_OUTPUT = 0, 1, 2
 POLITICAL_KINDS = frozenset(("place", "move", "formalize", "convert", "take", "play", "authority"))
 #: The effect of placing the drawn tile (Phase 1, CORE-01-04-05; RULINGS R3): free in the core game, its ContextTile
 #: is the cell it goes to and the tile is ``game.drawn``; a modifier may surcharge it (EXP-03-08-M12, RULINGS R54).
-PLACE_TILE = "place-tile"
+PLACE_TILE: Final = "place-tile"
 
 
-class Effect(NamedTuple):
+class Effect:
     """One effect about to resolve: what it is, who owns it and its ContextTile (CORE-01-06-00-04).
 
-    A NamedTuple (immutable, and cheap to build in the hot paths of legal-action generation)."""
+    Immutable by convention; a native class of the compiled engine (cheap to build in the hot paths of legal-action
+    generation), compared and hashed by its fields like the NamedTuple it was."""
+
+    __slots__ = ("kind", "actor", "tile", "base_cost", "card", "target")
 
     kind: str
     actor: int
     #: ContextTile as a cell, or -1 for null (CORE-01-06-00-05).
     tile: int
-    base_cost: Cost = FREE
+    base_cost: Cost
     #: The Measure card (global card id) of a TakeMeasure / PlayMeasure, else -1.
-    card: int = -1
+    card: int
     #: The targeted player of a PlayMeasure that targets a player, else -1.
-    target: int = -1
+    target: int
+
+    def __init__(
+        self, kind: str, actor: int, tile: int, base_cost: Cost = FREE, card: int = -1, target: int = -1
+    ) -> None:
+        self.kind = kind
+        self.actor = actor
+        self.tile = tile
+        self.base_cost = base_cost
+        self.card = card
+        self.target = target
+
+    def _fields(self) -> tuple[str, int, int, Cost, int, int]:
+        return (self.kind, self.actor, self.tile, self.base_cost, self.card, self.target)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Effect) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Effect(kind={self.kind!r}, actor={self.actor!r}, tile={self.tile!r}, base_cost={self.base_cost!r}, "
+            f"card={self.card!r}, target={self.target!r})"
+        )
 
 
 @dataclass(frozen=True)
@@ -238,7 +266,7 @@ class Modifier:
 
 
 #: Modifier handlers by ActiveEffect id; the expansions register theirs here.
-MODIFIERS: dict[str, Modifier] = {}
+MODIFIERS: Final[dict[str, Modifier]] = {}
 #: Where extra cost slots come from (Modifier.source): the rules themselves, a Measure in force, a Regulation on
 #: the ContextTile (EXP-02), a Climate effect (EXP-03-02-D).
 SOURCES = ("rule", "measure", "regulation", "climate")
@@ -557,20 +585,56 @@ def payment_options(cost: Cost, n_resorts: int) -> tuple[tuple[Payment, tuple[in
     return tuple(out)
 
 
-_AFFORDABLE: dict[tuple[Cost, tuple[int, ...]], list[Payment]] = {}
+#: affordable()'s memo: (cost, supply key) -> the payments. A payment of ``cost`` takes at most ``size`` Resources of
+#: one resort (the sum of its slots' counts), so the supply clamped at ``size`` per resort decides which payments it
+#: can pay (:func:`_supply_key`): a few keys per cost, where the raw supplies of long games are many.
+_AFFORDABLE: Final[dict[tuple[Cost, int], list[Payment]]] = {}
+
+
+def _supply_key(cost: Cost, res: list[int] | tuple[int, ...], start: int, n: int) -> int:
+    """``res[start:start + n]`` clamped at the size of ``cost``, as one integer (a leading 1, then one digit in base
+    size + 1 per resort: distinct supplies of any length give distinct keys); -1 if a count is negative."""
+    size = 0
+    for slot in cost:
+        size += slot[0]
+    base = size + 1
+    key = 1
+    for i in range(start, start + n):
+        s = res[i]
+        if s < 0:
+            return -1
+        key = key * base + (s if s < size else size)
+    return key
+
+
+def _affordable(cost: Cost, res: list[int] | tuple[int, ...], start: int, n: int) -> list[Payment]:
+    """The payments of ``cost`` that ``res[start:start + n]`` can pay in full: the memo's list (not to be changed)."""
+    key = _supply_key(cost, res, start, n)
+    got = _AFFORDABLE.get((cost, key)) if key >= 0 else None
+    if got is None:
+        supply = res[start : start + n]
+        got = [pay for pay, counts in payment_options(cost, n) if all(c <= s for c, s in zip(counts, supply))]
+        if key >= 0:
+            if len(_AFFORDABLE) > 200_000:
+                _AFFORDABLE.clear()
+            _AFFORDABLE[(cost, key)] = got
+    return got
 
 
 def affordable(cost: Cost, supply: list[int] | tuple[int, ...]) -> list[Payment]:
     """The payments of ``cost`` that ``supply`` (Resources per resort) can pay in full (memoised)."""
-    key = (cost, tuple(supply))
-    got = _AFFORDABLE.get(key)
-    if got is None:
-        if len(_AFFORDABLE) > 200_000:
-            _AFFORDABLE.clear()
-        got = _AFFORDABLE[key] = [
-            pay for pay, counts in payment_options(cost, len(supply)) if all(c <= s for c, s in zip(counts, supply))
-        ]
-    return list(got)
+    return list(_affordable(cost, supply, 0, len(supply)))
+
+
+def affordable_of(cost: Cost, res: list[int], player: int, n_resorts: int) -> list[Payment]:
+    """:func:`affordable` of ``player``'s Resources in ``res`` (``Game.res``: player * n_resorts + resort), without
+    slicing them out."""
+    return list(_affordable(cost, res, player * n_resorts, n_resorts))
+
+
+def can_afford(cost: Cost, res: list[int], player: int, n_resorts: int) -> bool:
+    """Whether ``player``'s Resources in ``res`` pay ``cost`` in full some way (``bool(affordable_of(...))``)."""
+    return len(_affordable(cost, res, player * n_resorts, n_resorts)) > 0
 
 
 def without_one(cost: Cost, i: int) -> Cost:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 from bisect import bisect_left, insort
 from collections import OrderedDict
-from typing import Any, SupportsIndex
+from typing import Any, Final, SupportsIndex
 
 import numpy as np
 
@@ -95,9 +95,11 @@ def _shared(config: RulesConfig) -> _Shared:
     return got
 
 
+_PAY_RULES: Final = {"same": effects.SAME, "distinct": effects.DISTINCT, "any": effects.ANY}
+
+
 def _recipe_cost(text: GrassrootsText, n_resorts: int) -> Cost:
-    rule = {"same": effects.SAME, "distinct": effects.DISTINCT, "any": effects.ANY}[text.pay_rule]
-    return ((text.pay, rule, (1 << n_resorts) - 1),)
+    return ((text.pay, _PAY_RULES[text.pay_rule], (1 << n_resorts) - 1),)
 
 
 #: The token of an empty Game (Game._blank and Game.clone fill in every slot).
@@ -113,7 +115,7 @@ class Game:
         "frontier", "in_frontier", "committees", "grassroots", "resort_cells", "infl",
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
-        "turn", "stack", "over", "events", "active_effects", "_legal", "_winners",
+        "turn", "stack", "over", "_events", "_pending", "active_effects", "_legal", "_winners",
         "measures", "decks", "deck_of", "ext", "expansions", "hotspot_resolvers", "modifier_sources",
     )  # fmt: skip
 
@@ -170,7 +172,10 @@ class Game:
     #: The decision stack (decisions.py); the top frame is the pending decision. Empty once the game is over.
     stack: list[Frame]
     over: bool
-    events: list[dict[str, Any]]
+    #: The event log as read (``events``) and the events recorded since it was last read, not built yet: a tuple
+    #: ``(type, rule, fields)`` (``fields``: key, value, key, value, ...; see :meth:`event`) or a finished dict.
+    _events: list[dict[str, Any]]
+    _pending: list[Any]
     active_effects: list[ActiveEffect]
     _legal: list[int] | None
     _winners: list[int] | None
@@ -226,7 +231,8 @@ class Game:
         g.turn = 0
         g.stack = []
         g.over = False
-        g.events = []
+        g._events = []
+        g._pending = []
         g.active_effects = []
         g._legal = None
         g._winners = None
@@ -295,6 +301,36 @@ class Game:
         kind = stack[-1].kind
         assert kind is not None
         return kind
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The event log: one dict per event with its ``type``, the ``rule`` behind it and its data, oldest first
+        (the same list object on every read; it only grows). The engine records events compactly (:meth:`event`)
+        and builds their dicts here, when the log is read."""
+        if self._pending:
+            self._flush_events()
+        return self._events
+
+    @events.setter
+    def events(self, value: list[dict[str, Any]]) -> None:
+        self._events = value
+        self._pending = []
+
+    def _flush_events(self) -> None:
+        """Build the dicts of the events recorded since the log was last read, in order."""
+        out = self._events
+        for rec in self._pending:
+            if isinstance(rec, dict):
+                out.append(rec)
+                continue
+            fields: tuple[Any, ...] = rec[2]
+            d: dict[str, Any] = {}
+            for i in range(0, len(fields), 2):
+                d[fields[i]] = fields[i + 1]
+            d["type"] = rec[0]
+            d["rule"] = rec[1]
+            out.append(d)
+        self._pending.clear()
 
     def is_terminal(self) -> bool:
         return self.over
@@ -420,7 +456,8 @@ class Game:
         g.turn = self.turn
         g.stack = [f.copy() for f in self.stack]
         g.over = self.over
-        g.events = self.events[:]
+        g._events = self.events[:]  # the event dicts are shared with the original, as ever
+        g._pending = []
         g.active_effects = self.active_effects[:]
         g._legal = self._legal
         g._winners = self._winners
@@ -469,7 +506,12 @@ class Game:
         """Append an event citing the rule behind it."""
         data["type"] = type_
         data["rule"] = rule
-        self.events.append(data)
+        self._pending.append(data)
+
+    def event(self, type_: str, rule: str, *fields: Any) -> None:
+        """:meth:`log` with the data as ``key, value, key, value, ...``: the same event, recorded as a tuple until
+        the log is read (the engine's frequent events: no dict per event while nobody reads them)."""
+        self._pending.append((type_, rule, fields))
 
     def resources_of(self, player: int) -> list[int]:
         r = self.num_resorts
@@ -582,7 +624,7 @@ class Game:
     def payment_choices(self, effect: Effect) -> list[Payment]:
         """Every way the effect's owner can pay its total cost in full (empty: cannot resolve)."""
         if not self._modified():
-            options = effects.affordable(effect.base_cost, self.resources_of(effect.actor))
+            options = effects.affordable_of(effect.base_cost, self.res, effect.actor, self.num_resorts)
         else:
             # Steps 1-4 of the pipeline: prohibitions, total cost, substitutions (effects.cost_variants).
             options = effects.payment_options_for(self, effect)
@@ -682,7 +724,7 @@ class Game:
                 ok = None if same_cost is None else same_cost.get(start)
                 if ok is None and not slow:  # payment_choices without modifiers: is the base cost affordable
                     base_cost = effects.START_COMMITTEE_COST if start else effects.STANDARD_COMMITTEE_COST
-                    ok = bool(effects.affordable(base_cost, self.resources_of(p)))
+                    ok = effects.can_afford(base_cost, self.res, p, self.num_resorts)
                     if same_cost is not None:
                         same_cost[start] = ok
                 if ok is None:
@@ -703,6 +745,10 @@ class Game:
                     continue
                 text = catalogue[tile_at[c]].text
                 ok = None if by_text is None else by_text.get(text)
+                if ok is None and not slow:  # payment_choices without modifiers: a payment that leaves a gain
+                    ok = self._convert_payable(self.config.grassroots_texts[text], p)
+                    if by_text is not None:
+                        by_text[text] = ok
                 if ok is None:
                     ok = bool(self.payment_choices(self.effect_for("convert", c, p)))
                     if by_text is not None:
@@ -780,7 +826,7 @@ class Game:
                 self._end_game()
                 return
             tile = pile.pop()  # CORE-01-04-04 (the top of the pile is the end of the list)
-            self.log("draw", "CORE-01-04-04", player=p, tile=tile)
+            self.event("draw", "CORE-01-04-04", "player", p, "tile", tile)
             if self._placeable(p, tile):  # RULINGS R3: the tile has a legal cell (CORE-01-04-05, -08)
                 self.drawn = tile
                 self.stack.append(PLACE_TILE[p])
@@ -811,7 +857,7 @@ class Game:
         tile = self.drawn
         self.drawn = -1
         self._put_tile(tile, cell)
-        self.log("place-tile", "CORE-01-04-05", player=self.active, tile=tile, cell=cell)
+        self.event("place-tile", "CORE-01-04-05", "player", self.active, "tile", tile, "cell", cell)
         # CORE-01-04-03: Phase 2 (the Political Action) follows once the placement has resolved.
         self.stack.append(POLITICAL[self.active])
         # CORE-01-06-02/03, RULINGS R5: enclosure check right after placement; the placed tile
@@ -843,7 +889,7 @@ class Game:
                 return
         leaders = self.majority(cell)  # CORE-01-06-04 (a)
         if len(leaders) != 1:
-            self.log("hotspot-no-majority", "CORE-01-05-02", cell=cell, tied=leaders)
+            self.event("hotspot-no-majority", "CORE-01-05-02", "cell", cell, "tied", leaders)
             return
         p = leaders[0]
         if self.hotspot_resolvers:
@@ -883,13 +929,13 @@ class Game:
         self.on_board[p] += 1
         self.deployed[p] += 1  # RULINGS R11
         self.infl[cell * self.num_players + p] += 1
-        self.log("hotspot-resolved", "CORE-01-06-05", cell=cell, player=p)
+        self.event("hotspot-resolved", "CORE-01-06-05", "cell", cell, "player", p)
 
     def _political_choice(self, p: int, a: int) -> None:
         """The Political Action ``a`` of player ``p`` (CORE-01-04-09, and those the expansions add)."""
         lay = self.layout
         if a == lay.pass_:
-            self.log("pass", "RULINGS-R7", player=p)
+            self.event("pass", "RULINGS-R7", "player", p)
             if self._modified():
                 effects.consume(self, p)  # docs/rulings.md BC-26: the failed attempt
             return
@@ -923,14 +969,14 @@ class Game:
         self.on_board[p] += 1
         self.deployed[p] += 1  # RULINGS R11
         self.infl[cell * self.num_players + p] += 1
-        self.log("place-influence", "CORE-01-04-11", player=p, cell=cell)
+        self.event("place-influence", "CORE-01-04-11", "player", p, "cell", cell)
 
     def _move_influence(self, p: int, src: int, dst: int) -> None:
         # CORE-01-06-00-06 (R10): a Move names two tiles; its ContextTile is the destination.
         np_ = self.num_players
         self.infl[src * np_ + p] -= 1
         self.infl[dst * np_ + p] += 1
-        self.log("move-influence", "CORE-01-04-12", player=p, src=src, dst=dst)
+        self.event("move-influence", "CORE-01-04-12", "player", p, "src", src, "dst", dst)
 
     def _begin_effect(self, p: int, kind: str, cell: int, src: int = -1, card: int = -1, target: int = -1) -> None:
         """Resolve a Political Action through the pipeline: one record (decisions.Resolution) carries its
@@ -999,6 +1045,24 @@ class Game:
                 out.append(r)
                 break
         return out
+
+    def _convert_payable(self, text: GrassrootsText, p: int) -> bool:
+        """Without modifiers: whether ``p`` can resolve a ConvertResources of ``text``, i.e. ``payment_choices`` of
+        its effect is non-empty: an affordable payment of the recipe after which some resort can be gained (the
+        conditions of :meth:`_gain_options` without modifiers; CORE-01-04-20..22, R16, BC-02, BC-03)."""
+        nr = self.num_resorts
+        finite = self.config.bank_stock is not None
+        different = text.gain_rule == "different"
+        gain = text.gain
+        bank = self.bank
+        for pay in effects.affordable_of(_recipe_cost(text, nr), self.res, p, nr):
+            for r in range(nr):
+                if finite and bank[r] + pay.count(r) < gain:
+                    continue
+                if different and r in pay:
+                    continue
+                return True
+        return False
 
     def _convert_bases(self, effect: Effect, pay: Payment) -> tuple[Payment, ...]:
         """The Grassroots parts of ``pay`` over every cost variant (see effects.base_parts)."""
@@ -1097,7 +1161,7 @@ class Game:
         for r in pay:
             self.res[base + r] -= 1
             self.bank[r] += 1
-        self.log("pay", rule, player=player, resorts=list(pay))
+        self.event("pay", rule, "player", player, "resorts", list(pay))
 
     def _execute_formalize(self, res: Resolution) -> None:
         self._pop(res)
@@ -1127,7 +1191,7 @@ class Game:
         # CORE-01-04-17 / CORE-01-08-10: exactly one new Influence in the supply.
         self.supply[p] += 1
         self.created[p] += 1
-        self.log("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", player=p, cell=cell)
+        self.event("formalize", "CORE-01-08-10" if start else "CORE-01-04-17", "player", p, "cell", cell)
 
     def _execute_convert(self, res: Resolution) -> None:
         """ConvertResources (CORE-01-04-20..22) with the expansions' parts of it (``execute_riders``), at once."""
@@ -1146,7 +1210,7 @@ class Game:
         nr = self.num_resorts
         self.res[p * nr + gain] += amount
         self.bank[gain] -= amount
-        self.log("convert", "CORE-01-04-22", player=p, cell=cell, gain=gain, amount=amount)
+        self.event("convert", "CORE-01-04-22", "player", p, "cell", cell, "gain", gain, "amount", amount)
         for ex in self.expansions:
             ex.execute_riders(self, res)
 
@@ -1175,7 +1239,7 @@ class Game:
     def _settlement_start(self) -> None:
         """CORE-01-07-02: "this round" ends when the Round Settlement begins (RULINGS R35)."""
         effects.expire(self, effects.END_OF_ROUND)
-        self.log("settlement", "CORE-01-07-02", round=self.round)
+        self.event("settlement", "CORE-01-07-02", "round", self.round)
         for ex in self.expansions:
             ex.settlement_start(self)
 
@@ -1226,8 +1290,8 @@ class Game:
                 self.res[p * nres + r] += got
             self.bank[r] -= amount
             self.noise[r] += rest
-            self.log("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", cell=cell,
-                     resort=r, players=leaders, share=share, noise=rest)  # fmt: skip
+            self.event("produce", "CORE-01-06-11" if k == 1 else "CORE-01-06-14", "cell", cell,
+                       "resort", r, "players", leaders, "share", share, "noise", rest)  # fmt: skip
             if modified:
                 for ex in self.expansions:
                     ex.after_production(self, cell, leaders, share)  # an expansion's part of this production instance
