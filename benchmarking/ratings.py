@@ -7,7 +7,7 @@
   ``mu`` with uncertainty ``sigma``; the leaderboard shows ``mu ± 1.96 sigma`` and sorts by OpenSkill's
   conservative ``mu - 3 sigma``.
 * **Win rates** per bot and seat-game, a victory shared by ``k`` counting ``1/k`` (as in the arena), with
-  95% Wilson intervals (:func:`policies.arena.wilson_interval`).
+  95% Wilson intervals (:func:`benchmarking.runner.wilson_interval`).
 * **Pairwise scores**: for two bots in the same game, 1 if the first ranks higher, 1/2 on equal rank, 0 below;
   the matrix gives the mean score of the row bot against the column bot with a 95% Wilson interval.
 """
@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.arena import wilson_interval
+from benchmarking.runner import wilson_interval
 
 from .errors import TournamentError
 

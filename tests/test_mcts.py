@@ -6,7 +6,7 @@ import pytest
 
 from bc_env.rules import BalanceControlError, Game
 from policies import MCTSOptionError, MCTSPolicy, available, load
-from policies.arena import play_match
+from benchmarking.runner import play_match
 
 
 def _decisions(bot: MCTSPolicy, config: str, seed: int, count: int) -> list[int]:

@@ -1,4 +1,5 @@
-"""``balance-control match``: many seeded games between bots, with win rates.
+"""``balance-control match``: many seeded games between bots, with win rates (a front end of the one game
+runner, ``benchmarking/runner.py``).
 
 Output: a Markdown table (default), ``--json`` (one JSON object: the match and a record per entrant) or
 ``--csv`` (a header and one row per entrant). Wins count a victory shared by k players as 1/k and print as
@@ -30,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fixed-seats", action="store_true", help="do not rotate the seats between games")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="games played at once in local processes (default 1; same results)"
+    )
     parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -84,16 +88,15 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from policies.arena import play_match
+    from benchmarking.runner import check_bots, play_match
 
     config = load_config(args.config)
     names = bot_names(args.bots, config.players, "--bots")
     if args.games < 1:
         raise fail(f"--games must be >= 1, got {args.games}")
-    from policies import load
-
-    for name in sorted(set(names)):  # a bot that does not fit the rules stops the match before its first game
-        load(name, seed=0, config=config)
+    if args.workers < 1:
+        raise fail(f"--workers must be >= 1, got {args.workers}")
+    check_bots(sorted(set(names)), [config])  # a bot that does not fit the rules stops the match before game 0
     writer = ReplayWriter(args.save_replay, config) if args.save_replay else None
     on_game = (lambda r: writer.write(r.seed, r.actions)) if writer is not None else None
     result = play_match(
@@ -104,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         rotate_seats=not args.fixed_seats,
         progress=args.progress,
         on_game=on_game,
+        workers=args.workers,
     )
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
