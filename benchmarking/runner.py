@@ -141,6 +141,8 @@ class GameResult:
     measures: list[list[Any]] = field(default_factory=list)
     #: The replay document (``bc_env.rules.record``).
     replay: dict[str, Any] = field(default_factory=dict)
+    #: The seat that took the last turn (:func:`last_turn_seat`).
+    last_turn: int = 0
 
 
 def play_game(
@@ -171,8 +173,17 @@ def play_game(
         cpu=cpu,
         index=index,
         replay=record(game, seed, actions),
+        last_turn=last_turn_seat(game),
         **outcome(game, len(actions)),
     )
+
+
+def last_turn_seat(game: Game) -> int:
+    """The seat that took the game's last turn: the player of the last tile drawn (every turn starts with a draw,
+    CORE-01-04-04; the game ends when the next player must draw from the empty DrawPile, CORE-01-09-01, RULINGS
+    R8). With 71 tiles and no discard that is the seat ``(start + 70) mod n``: the start player in 2 players
+    (36 turns to 35), the third in turn order in 4 (18, 18, 18, 17)."""
+    return next(e["player"] for e in reversed(game.events) if e["type"] == "draw")
 
 
 def outcome(game: Game, decisions: int) -> dict[str, Any]:
@@ -327,11 +338,21 @@ def open_log_for_append(path: Path) -> IO[str]:
 
 
 def match_schedule(
-    config: RulesConfig, names: Sequence[str], games: int, seed: int, rotate_seats: bool = True
+    config: RulesConfig,
+    names: Sequence[str],
+    games: int,
+    seed: int,
+    rotate_seats: bool = True,
+    paired: bool = False,
 ) -> list[ScheduledGame]:
     """The games of a match: game ``i`` on engine seed ``seed + i``, entrant ``e`` in seat ``(e + i) % n``
-    (``rotate_seats``; else seat ``e``) with a bot seeded ``bot_seed(seed, i, e)``."""
+    (``rotate_seats``; else seat ``e``) with a bot seeded ``bot_seed(seed, i, e)``.
+
+    ``paired``: paired deals, game ``i`` on engine seed ``seed + i // n`` (deal ``i // n`` played once in each
+    of the ``n`` seat rotations); ``games`` must then be a multiple of ``n``."""
     n = config.players
+    if paired and (not rotate_seats or games % n):
+        raise ValueError(f"paired deals rotate the seats over whole deals: games must be a multiple of {n}")
     out = []
     for i in range(games):
         shift = i % n if rotate_seats else 0
@@ -340,7 +361,7 @@ def match_schedule(
         for e, name in enumerate(names):
             seats[(e + shift) % n] = name
             seeds[(e + shift) % n] = bot_seed(seed, i, e)
-        out.append(ScheduledGame(i, config, seed + i, tuple(seats), tuple(seeds)))
+        out.append(ScheduledGame(i, config, seed + (i // n if paired else i), tuple(seats), tuple(seeds)))
     return out
 
 
@@ -418,12 +439,16 @@ class MatchResult:
     rotate_seats: bool
     entrants: list[EntrantStats]
     results: list[GameResult]
+    #: Paired deals (:func:`match_schedule`): each deal played in every seat rotation.
+    paired: bool = False
 
     def table(self) -> str:
         """The match as a Markdown table."""
+        seats = "rotated" if self.rotate_seats else "fixed"
+        if self.paired:
+            seats = f"rotated on paired deals ({self.games // len(self.entrants)} deals)"
         lines = [
-            f"{self.config}: {self.games} games, seed {self.seed}, seats "
-            f"{'rotated' if self.rotate_seats else 'fixed'}; a victory shared by k counts 1/k",
+            f"{self.config}: {self.games} games, seed {self.seed}, seats {seats}; a victory shared by k counts 1/k",
             "| entrant | games | wins | outright | shared | win rate | 95% CI (Wilson) | mean Influence "
             "| mean return | decision ms (median / p99) |",
             "|---|---|---|---|---|---|---|---|---|---|",
@@ -494,11 +519,13 @@ def play_match(
     progress: bool | None = False,
     on_game: Callable[[GameResult], None] | None = None,
     workers: int = 1,
+    paired: bool = False,
 ) -> MatchResult:
     """Play ``games`` seeded games between ``entrants`` (one per seat; bot names or Policy objects).
 
     The games are :func:`match_schedule`'s. Bots given by name are created afresh for every game; Policy
-    objects are reused (and need ``workers == 1``). ``on_game`` gets each result in game order.
+    objects are reused (and need ``workers == 1``). ``on_game`` gets each result in game order. ``paired``:
+    paired deals (each deal in every seat rotation; ``games`` rounded up to a whole number of deals).
     """
     cfg = RulesConfig.resolve(config)
     n = cfg.players
@@ -507,7 +534,9 @@ def play_match(
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     names = [bot_label(e) for e in entrants]
-    schedule = match_schedule(cfg, names, games, seed, rotate_seats)
+    if paired:
+        games = -(-games // n) * n
+    schedule = match_schedule(cfg, names, games, seed, rotate_seats, paired)
     objects = {e: p for e, p in enumerate(entrants) if not isinstance(p, str)}
     if objects and workers > 1:
         raise ValueError("Policy objects are played in this process: workers must be 1")
@@ -540,7 +569,7 @@ def play_match(
         getattr(stream, "close", lambda: None)()
         if bar is not None:
             bar.close()
-    return MatchResult(cfg.name, games, seed, rotate_seats, stats, results)
+    return MatchResult(cfg.name, games, seed, rotate_seats, stats, results, paired)
 
 
 # ---------------------------------------------------------------------------- match files
@@ -648,6 +677,7 @@ __all__ = [
     "check_bots",
     "format_wins",
     "in_order",
+    "last_turn_seat",
     "make_bot",
     "match_file_summary",
     "match_schedule",

@@ -29,11 +29,11 @@ import itertools
 import json
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bc_env.rules import RulesConfig, load_replay
+from bc_env.rules import Game, RulesConfig, load_replay
 from bc_env.rules.errors import BalanceControlError
 
 from . import runner
@@ -180,6 +180,8 @@ class TournamentLog:
     games: dict[int, dict[str, Any]]
     #: The last line was cut off mid-write (an interrupted run); it is not among ``games``.
     cut_tail: bool = False
+    #: The seat that took each game's last turn, by index (known for the games replayed or played).
+    last_turn: dict[int, int] = field(default_factory=dict)
 
     def ordered(self) -> list[dict[str, Any]]:
         return [self.games[i] for i in sorted(self.games)]
@@ -246,7 +248,7 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
     return rec
 
 
-def verify_record(rec: dict[str, Any], config: RulesConfig, where: str) -> None:
+def verify_record(rec: dict[str, Any], config: RulesConfig, where: str) -> Game:
     """Replay the record's replay and check that it is this game and reproduces everything the record says
     (winners, Influence, returns, start player, rounds, decisions, rules fired, Measure events); a record that
     was edited, or carries another game's replay, raises :class:`TournamentLogError` naming the field."""
@@ -271,6 +273,7 @@ def verify_record(rec: dict[str, Any], config: RulesConfig, where: str) -> None:
                 f"{where}: game {i}: the record says {key} {rec[key]!r}, its replay gives {value!r} "
                 "(the record was altered or belongs to another game)"
             )
+    return game
 
 
 def read_log(path: str | Path, verify: bool = True) -> TournamentLog:
@@ -307,6 +310,7 @@ def read_log(path: str | Path, verify: bool = True) -> TournamentLog:
     spec = TournamentSpec.from_header(header, f"{path}:1")
     expected = {g.index: g for g in schedule(spec)}
     games: dict[int, dict[str, Any]] = {}
+    last_turn: dict[int, int] = {}
     for n, line in enumerate(lines[1:], start=2):
         where = f"{path}:{n}"
         try:
@@ -317,11 +321,11 @@ def read_log(path: str | Path, verify: bool = True) -> TournamentLog:
             raise TournamentLogError(f"{where}: {exc}") from None
         rec = _check_record(rec, expected, where)
         if verify:
-            verify_record(rec, expected[rec["index"]].config, where)
+            last_turn[rec["index"]] = runner.last_turn_seat(verify_record(rec, expected[rec["index"]].config, where))
         if rec["index"] in games:
             raise TournamentLogError(f"{where}: game {rec['index']} appears twice")
         games[rec["index"]] = rec
-    return TournamentLog(path, spec, games, cut_tail)
+    return TournamentLog(path, spec, games, cut_tail, last_turn)
 
 
 # ---------------------------------------------------------------------------- running
@@ -348,6 +352,7 @@ def run_tournament(
     """
     log_path = Path(log_path)
     done: dict[int, dict[str, Any]] = {}
+    last_turn: dict[int, int] = {}
     if log_path.exists():
         if not resume:
             raise TournamentLogError(f"{log_path} exists: pass resume (--resume) to continue it, or another path")
@@ -360,7 +365,7 @@ def run_tournament(
         spec = old.spec
         for name in spec.bots:
             check_bot(name, spec.configs)
-        done = old.games
+        done, last_turn = old.games, old.last_turn
     else:
         if spec is None:
             raise TournamentLogError(f"{log_path} does not exist: nothing to resume")
@@ -385,7 +390,7 @@ def run_tournament(
 
     advance()
     if stopped or not pending:
-        return TournamentLog(log_path, spec, done)
+        return TournamentLog(log_path, spec, done, last_turn=last_turn)
     bar = runner.progress_bar(len(games), len(done), progress)
     results = runner.run_games(pending, workers, ray_address)
     try:
@@ -395,6 +400,7 @@ def run_tournament(
                 log.write(json.dumps(rec) + "\n")
                 log.flush()
                 done[rec["index"]] = rec
+                last_turn[rec["index"]] = result.last_turn
                 if bar is not None:
                     bar.update(1)
                 advance()
@@ -406,7 +412,7 @@ def run_tournament(
             close()
         if bar is not None:
             bar.close()
-    return TournamentLog(log_path, spec, done)
+    return TournamentLog(log_path, spec, done, last_turn=last_turn)
 
 
 def check_bot(name: str, configs: Iterable[RulesConfig]) -> None:

@@ -32,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fixed-seats", action="store_true", help="do not rotate the seats between games")
     parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="paired deals: each deal (seed) played once in every seat rotation; prints per-seat outcome rates",
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, help="games played at once in local processes (default 1; same results)"
     )
     parser.add_argument(
@@ -96,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         raise fail(f"--games must be >= 1, got {args.games}")
     if args.workers < 1:
         raise fail(f"--workers must be >= 1, got {args.workers}")
+    if args.paired and args.fixed_seats:
+        raise fail("--paired rotates the seats over every deal: leave out --fixed-seats")
     check_bots(sorted(set(names)), [config])  # a bot that does not fit the rules stops the match before game 0
     writer = ReplayWriter(args.save_replay, config) if args.save_replay else None
     on_game = (lambda r: writer.write(r.seed, r.actions)) if writer is not None else None
@@ -108,11 +115,23 @@ def run(args: argparse.Namespace) -> int:
         progress=args.progress,
         on_game=on_game,
         workers=args.workers,
+        paired=args.paired,
     )
+    paired = None
+    if args.paired:
+        from benchmarking.paired import summarize_match
+
+        paired = summarize_match(result)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=1))
+        doc = result.to_dict()
+        if paired is not None:
+            doc["paired"] = paired.to_dict()
+        print(json.dumps(doc, indent=1))
     elif args.csv:
         print(csv_text(result.rows()))
     else:
         print(result.table())
+        if paired is not None:
+            print()
+            print(paired.table())
     return 0

@@ -31,6 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", required=True, help="the JSON-lines log to write (or to continue with --resume)")
     parser.add_argument("--resume", action="store_true", help="continue the tournament in --log")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="also print the paired-deal evaluation: per bot and seat the outright / shared / loss rates, in 2 "
+        "players the conversion from the last-turn seat, the pentanomial pairs",
+    )
     add_execution_arguments(parser)
 
 
@@ -119,4 +125,15 @@ def run(args: argparse.Namespace) -> int:
     speed = f" ({new / seconds:.2f} games/s)" if new and seconds > 0 else ""
     print(f"{log.path}: {played} of {log.spec.total_games} games; this run played {new} in {seconds:.1f} s{speed}")
     print_ratings(log.ordered(), log.spec.bots)
+    if args.paired:
+        print_paired(log)
     return 0
+
+
+def print_paired(log: Any) -> None:
+    """The paired-deal evaluation of a tournament log, per configuration."""
+    from benchmarking.paired import log_games, summarize
+
+    for name, games in log_games(log).items():
+        print(f"\n## {name}: paired deals\n")
+        print(summarize(games, log.spec.bots).table())
