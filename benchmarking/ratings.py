@@ -30,10 +30,18 @@ def seat_ranks(influence: list[int] | list[float]) -> list[int]:
     return [1 + sum(1 for y in influence if y > x) for x in influence]
 
 
+def record_ranks(rec: dict[str, Any]) -> list[int]:
+    """1-based rank of each seat in a game record: by Influence, or, in a forfeited game (``forfeit``), the
+    winners first and the seat that forfeited last (``benchmarking.runner.FORFEIT_RULING``)."""
+    if rec.get("forfeit") is not None:
+        return [1 if s in rec["winners"] else 2 for s in range(len(rec["seats"]))]
+    return seat_ranks(rec["influence"])
+
+
 def bot_ranks(rec: dict[str, Any]) -> dict[str, int]:
     """Each bot's rank in a game record (its best seat), in seat order of first appearance."""
     ranks: dict[str, int] = {}
-    for bot, rank in zip(rec["seats"], seat_ranks(rec["influence"])):
+    for bot, rank in zip(rec["seats"], record_ranks(rec)):
         ranks[bot] = min(rank, ranks.get(bot, rank))
     return ranks
 
@@ -207,5 +215,6 @@ __all__ = [
     "pair_score",
     "pairwise",
     "rate",
+    "record_ranks",
     "seat_ranks",
 ]

@@ -37,7 +37,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
@@ -48,10 +48,19 @@ from bc_env.rules.errors import BalanceControlError, ConfigError
 from policies.base import Policy
 from policies.neural import NeuralPolicy
 
+from .external import DEFAULT_MOVE_TIME, BotFailure, ExternalBot, check_external, is_external
+
 #: An entrant of a match: a bot name (created afresh per game) or a Policy object (reused).
 Entrant = str | Policy
 #: Event types whose card and player a game record keeps (EXP-01 Measures).
 MEASURE_EVENTS = ("take-measure", "play-measure")
+#: How a forfeited game scores (docs/benchmarking.md, "Outside bots").
+FORFEIT_RULING = (
+    "a bot that fails (crashes, hangs past the time limit, breaks the protocol or chooses an illegal action) "
+    "forfeits: the game stops there, the failing seat loses and every other seat shares the victory (in 2 "
+    "players the opponent wins outright; a victory shared by k counts 1/k); returns as RULINGS R9 gives them "
+    "for those winners (the loser -1, the others +1/k); Influence is the board's at the forfeit"
+)
 
 
 # ---------------------------------------------------------------------------- numbers
@@ -88,8 +97,11 @@ def format_wins(wins: Fraction) -> str:
 _SEEDLESS: dict[tuple[str, RulesConfig], Policy] = {}
 
 
-def make_bot(name: str, seed: int, config: RulesConfig) -> Policy:
-    """The bot ``name`` for one game, seeded ``seed``, checked against ``config`` (a trained bot)."""
+def make_bot(name: str, seed: int, config: RulesConfig, move_time: float = DEFAULT_MOVE_TIME) -> Policy:
+    """The bot ``name`` for one game, seeded ``seed``, checked against ``config`` (a trained bot); ``cmd:...`` an
+    outside program (:mod:`benchmarking.external`) with ``move_time`` seconds per request."""
+    if is_external(name):
+        return ExternalBot(name, seed, move_time)  # type: ignore[return-value]
     key = (name, config)
     cached = _SEEDLESS.get(key)
     if cached is not None:
@@ -143,6 +155,8 @@ class GameResult:
     replay: dict[str, Any] = field(default_factory=dict)
     #: The seat that took the last turn (:func:`last_turn_seat`).
     last_turn: int = 0
+    #: A forfeit (:data:`FORFEIT_RULING`): ``{"seat", "bot", "reason"}``; None for a game played to its end.
+    forfeit: dict[str, Any] | None = None
 
 
 def play_game(
@@ -156,11 +170,16 @@ def play_game(
     wall: list[list[float]] = [[] for _ in range(n)]
     cpu: list[list[float]] = [[] for _ in range(n)]
     actions: list[int] = []
+    forfeit: dict[str, Any] | None = None
     while not game.is_terminal():
         seat = game.current_player
         assert seat is not None
         t0, c0 = time.perf_counter(), time.process_time()
-        action = policies_by_seat[seat].act(game)
+        try:
+            action = policies_by_seat[seat].act(game)
+        except BotFailure as exc:  # an outside bot failed: it forfeits (FORFEIT_RULING)
+            forfeit = {"seat": seat, "bot": bot_label(policies_by_seat[seat]), "reason": str(exc)}
+            break
         wall[seat].append(time.perf_counter() - t0)
         cpu[seat].append(time.process_time() - c0)
         game.apply(action)
@@ -174,7 +193,8 @@ def play_game(
         index=index,
         replay=record(game, seed, actions),
         last_turn=last_turn_seat(game),
-        **outcome(game, len(actions)),
+        forfeit=forfeit,
+        **outcome(game, len(actions), None if forfeit is None else forfeit["seat"]),
     )
 
 
@@ -186,14 +206,19 @@ def last_turn_seat(game: Game) -> int:
     return next(e["player"] for e in reversed(game.events) if e["type"] == "draw")
 
 
-def outcome(game: Game, decisions: int) -> dict[str, Any]:
-    """What a game record says about a finished game, computed from the game itself (the runner records it;
-    :func:`benchmarking.tournament.verify_record` recomputes it from a record's replay)."""
+def outcome(game: Game, decisions: int, forfeit_seat: int | None = None) -> dict[str, Any]:
+    """What a game record says about a finished (or forfeited by ``forfeit_seat``) game, computed from the game
+    itself (the runner records it; :func:`benchmarking.tournament.verify_record` recomputes it from a replay)."""
     rules = Counter(str(e.get("rule")) for e in game.events)
+    winners, returns = game.winners(), game.returns()
+    if forfeit_seat is not None:  # FORFEIT_RULING
+        n = game.num_players
+        winners = [s for s in range(n) if s != forfeit_seat]
+        returns = [-1.0 if s == forfeit_seat else 1.0 / len(winners) for s in range(n)]
     return {
-        "winners": game.winners(),
+        "winners": winners,
         "influence": list(game.on_board),
-        "returns": game.returns(),
+        "returns": returns,
         "decisions": decisions,
         "start_player": next((e["player"] for e in game.events if e.get("type") == "start-player"), 0),
         "rounds": game.round,
@@ -211,13 +236,21 @@ class ScheduledGame:
     seed: int
     seats: tuple[str, ...]
     bot_seeds: tuple[int, ...]
+    #: Seconds an outside bot may take per request (built-in bots run in this process, unlimited).
+    move_time: float = DEFAULT_MOVE_TIME
 
 
 def play_scheduled(game_spec: ScheduledGame) -> GameResult:
-    """Play one scheduled game (a pure function of ``game_spec``)."""
+    """Play one scheduled game (a pure function of ``game_spec``, outside bots apart)."""
     config = game_spec.config
-    bots = [make_bot(name, seed, config) for name, seed in zip(game_spec.seats, game_spec.bot_seeds)]
-    result = play_game(config, bots, game_spec.seed, index=game_spec.index)
+    bots = [
+        make_bot(name, seed, config, game_spec.move_time) for name, seed in zip(game_spec.seats, game_spec.bot_seeds)
+    ]
+    try:
+        result = play_game(config, bots, game_spec.seed, index=game_spec.index)
+    finally:
+        for bot in bots:
+            getattr(bot, "close", lambda: None)()
     result.seats = list(game_spec.seats)
     result.bot_seeds = list(game_spec.bot_seeds)
     return result
@@ -227,6 +260,9 @@ def check_bots(names: Sequence[str], configs: Sequence[RulesConfig]) -> None:
     """Load every bot once for every configuration (an unknown bot, or a trained bot of other rules, raises
     the project's error) before anything is played or written."""
     for name in dict.fromkeys(names):
+        if is_external(name):  # start the program and shake hands
+            check_external(name)
+            continue
         for config in configs:
             policies.load(name, seed=0, config=config)
 
@@ -442,6 +478,10 @@ class MatchResult:
     #: Paired deals (:func:`match_schedule`): each deal played in every seat rotation.
     paired: bool = False
 
+    def forfeits(self) -> list[dict[str, Any]]:
+        """The forfeited games: ``{"game", "seat", "bot", "reason"}`` each (:data:`FORFEIT_RULING`)."""
+        return [{"game": r.index, **r.forfeit} for r in self.results if r.forfeit is not None]
+
     def table(self) -> str:
         """The match as a Markdown table."""
         seats = "rotated" if self.rotate_seats else "fixed"
@@ -461,6 +501,7 @@ class MatchResult:
                 f"{lo:.1%} .. {hi:.1%} | {e.mean_influence:.2f} | {e.mean_return:+.3f} | "
                 f"{e.latency_ms(0.5):.2f} / {e.latency_ms(0.99):.2f} |"
             )
+        lines += [f"forfeit: game {f['game']}, seat {f['seat']} ({f['bot']}): {f['reason']}" for f in self.forfeits()]
         return "\n".join(lines)
 
     def rows(self) -> list[dict[str, object]]:
@@ -496,6 +537,7 @@ class MatchResult:
             "seats": "rotated" if self.rotate_seats else "fixed",
             "scoring": "a victory shared by k counts 1/k",
             "entrants": self.rows(),
+            **({"forfeits": self.forfeits()} if self.forfeits() else {}),
         }
 
 
@@ -520,12 +562,14 @@ def play_match(
     on_game: Callable[[GameResult], None] | None = None,
     workers: int = 1,
     paired: bool = False,
+    move_time: float = DEFAULT_MOVE_TIME,
 ) -> MatchResult:
     """Play ``games`` seeded games between ``entrants`` (one per seat; bot names or Policy objects).
 
     The games are :func:`match_schedule`'s. Bots given by name are created afresh for every game; Policy
     objects are reused (and need ``workers == 1``). ``on_game`` gets each result in game order. ``paired``:
     paired deals (each deal in every seat rotation; ``games`` rounded up to a whole number of deals).
+    ``move_time``: seconds an outside bot (``cmd:...``) may take per request; one that fails forfeits the game.
     """
     cfg = RulesConfig.resolve(config)
     n = cfg.players
@@ -536,7 +580,7 @@ def play_match(
     names = [bot_label(e) for e in entrants]
     if paired:
         games = -(-games // n) * n
-    schedule = match_schedule(cfg, names, games, seed, rotate_seats, paired)
+    schedule = [replace(g, move_time=move_time) for g in match_schedule(cfg, names, games, seed, rotate_seats, paired)]
     objects = {e: p for e, p in enumerate(entrants) if not isinstance(p, str)}
     if objects and workers > 1:
         raise ValueError("Policy objects are played in this process: workers must be 1")
@@ -548,10 +592,18 @@ def play_match(
         def own(g: ScheduledGame) -> GameResult:
             seat_of = entrant_seats(g, n, rotate_seats)
             by_seat: list[Policy] = [None] * n  # type: ignore[list-item]
+            made = []
             for e, entrant in enumerate(entrants):
                 s = seat_of[e]
-                by_seat[s] = make_bot(entrant, g.bot_seeds[s], cfg) if isinstance(entrant, str) else entrant
-            return play_game(cfg, by_seat, g.seed, index=g.index)
+                if isinstance(entrant, str):
+                    entrant = make_bot(entrant, g.bot_seeds[s], cfg, g.move_time)
+                    made.append(entrant)
+                by_seat[s] = entrant
+            try:
+                return play_game(cfg, by_seat, g.seed, index=g.index)
+            finally:
+                for bot in made:
+                    getattr(bot, "close", lambda: None)()
 
         stream: Iterator[GameResult] = (own(g) for g in schedule)
     else:
@@ -668,6 +720,9 @@ def match_file_summary(path: Path) -> str:
 __all__ = [
     "MEASURE_EVENTS",
     "Entrant",
+    "DEFAULT_MOVE_TIME",
+    "FORFEIT_RULING",
+    "BotFailure",
     "EntrantStats",
     "GameResult",
     "MatchFileError",

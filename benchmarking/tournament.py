@@ -29,7 +29,7 @@ import itertools
 import json
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +165,7 @@ def game_record(result: GameResult, config: RulesConfig) -> dict[str, Any]:
         "rules": result.rules,
         "measures": result.measures,
         "replay": result.replay,
-    }
+    } | ({"forfeit": result.forfeit} if result.forfeit is not None else {})
 
 
 # ---------------------------------------------------------------------------- the log
@@ -236,6 +236,21 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
         )
     if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in rec["influence"] + rec["returns"]):
         raise TournamentLogError(f"{where}: game {rec['index']}: influence and returns must be numbers")
+    forfeit = rec.get("forfeit")
+    if forfeit is not None:  # runner.FORFEIT_RULING
+        if not (
+            isinstance(forfeit, dict)
+            and isinstance(forfeit.get("seat"), int)
+            and not isinstance(forfeit.get("seat"), bool)
+            and 0 <= forfeit["seat"] < p
+            and isinstance(forfeit.get("reason"), str)
+        ):
+            raise TournamentLogError(f"{where}: game {rec['index']}: malformed forfeit {forfeit!r}")
+        if sorted(rec["winners"]) != [s for s in range(p) if s != forfeit["seat"]]:
+            raise TournamentLogError(
+                f"{where}: game {rec['index']}: winners {rec['winners']} are not every seat but the one that forfeited"
+            )
+        return rec
     best = max(rec["influence"])
     if sorted(rec["winners"]) != [s for s in range(p) if rec["influence"][s] == best]:
         raise TournamentLogError(
@@ -264,9 +279,15 @@ def verify_record(rec: dict[str, Any], config: RulesConfig, where: str) -> Game:
             f"{where}: game {i}: its replay is of another game (config {replay_config.name}, seed {doc['seed']}; "
             f"the schedule has {config.name}, seed {rec['seed']})"
         )
-    if not game.is_terminal():
+    forfeit = rec.get("forfeit")
+    if forfeit is None and not game.is_terminal():
         raise TournamentLogError(f"{where}: game {i}: its replay stops before the end of the game")
-    computed = runner.outcome(game, len(doc["actions"]))
+    if forfeit is not None and game.current_player != forfeit["seat"]:
+        raise TournamentLogError(
+            f"{where}: game {i}: seat {forfeit['seat']} forfeited, but its replay stops at a decision of "
+            f"{'nobody (the game is over)' if game.is_terminal() else f'seat {game.current_player}'}"
+        )
+    computed = runner.outcome(game, len(doc["actions"]), None if forfeit is None else forfeit["seat"])
     for key, value in computed.items():
         if rec[key] != value:
             raise TournamentLogError(
@@ -340,6 +361,7 @@ def run_tournament(
     ray_address: str | None = None,
     progress: bool | None = False,
     stop: Callable[[dict[str, Any]], bool] | None = None,
+    move_time: float = runner.DEFAULT_MOVE_TIME,
 ) -> TournamentLog:
     """Play a tournament into ``log_path`` and return the log.
 
@@ -348,7 +370,8 @@ def run_tournament(
     (default: all cores; 1 plays in this process). ``ray_address``: play on a Ray cluster instead
     (:mod:`benchmarking.ray_runner`). ``stop``: called with each record in index order (after every earlier
     game is in); returning True ends the tournament there (used by the sequential test) — the result depends
-    only on the games before it, never on the order in which workers finished.
+    only on the games before it, never on the order in which workers finished. ``move_time``: seconds an
+    outside bot (``cmd:...``) may take per request.
     """
     log_path = Path(log_path)
     done: dict[int, dict[str, Any]] = {}
@@ -375,7 +398,7 @@ def run_tournament(
         log_path.write_text(json.dumps(spec.header()) + "\n", encoding="utf-8")
     games = schedule(spec)
     by_index = {g.index: g for g in games}
-    pending = [g for g in games if g.index not in done]
+    pending = [replace(g, move_time=move_time) for g in games if g.index not in done]
 
     # Feed ``stop`` in index order: everything before the first missing game, then each new contiguous game.
     next_index = 0

@@ -20,6 +20,7 @@ from typing import Any
 from bc_env.rules import Game, RulesConfig, record, replay
 
 from .common import bot_names, fail, load_config, presets_help
+from .tournament import add_move_time_argument, check_move_time
 
 NAME = "match"
 HELP = "play many seeded games between bots and print win rates"
@@ -36,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="paired deals: each deal (seed) played once in every seat rotation; prints per-seat outcome rates",
     )
+    add_move_time_argument(parser)
     parser.add_argument(
         "--workers", type=int, default=1, help="games played at once in local processes (default 1; same results)"
     )
@@ -101,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         raise fail(f"--games must be >= 1, got {args.games}")
     if args.workers < 1:
         raise fail(f"--workers must be >= 1, got {args.workers}")
+    check_move_time(args)
     if args.paired and args.fixed_seats:
         raise fail("--paired rotates the seats over every deal: leave out --fixed-seats")
     check_bots(sorted(set(names)), [config])  # a bot that does not fit the rules stops the match before game 0
@@ -116,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         on_game=on_game,
         workers=args.workers,
         paired=args.paired,
+        move_time=args.move_time,
     )
     paired = None
     if args.paired:
