@@ -157,7 +157,7 @@ class ExternalBot:
         if not isinstance(reply, dict) or reply.get("cmd") not in (what, None) or "ok" not in reply:
             raise BotFailure(f"answered {what} with something that is not a protocol reply: {line[:80]!r}")
         if reply["ok"] is not True:
-            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            error: dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
             raise BotFailure(f"answered {what} with error {error.get('code')!r}: {str(error.get('message'))[:200]}")
         return reply
 

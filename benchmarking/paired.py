@@ -292,13 +292,13 @@ def summarize(games: Iterable[DealGame], bots: Sequence[str] | None = None) -> P
                 per[name].deal_scores.append(sum(scores) / len(scores))
         if players != 2:
             continue
-        for a, b in sorted({tuple(sorted(g.seats, key=order.__getitem__)) for g in deal_games}):
-            if a == b:
+        for first, second in sorted({tuple(sorted(g.seats, key=order.__getitem__)) for g in deal_games}):
+            if first == second:
                 continue
-            met = [g for g in deal_games if set(g.seats) == {a, b}]
+            met = [g for g in deal_games if set(g.seats) == {first, second}]
             if len(met) == 2 and met[0].seats != met[1].seats:
-                pair = pairs.setdefault((a, b), Pentanomial(a, b))
-                total = sum(g.score(g.seats.index(a)) for g in met)
+                pair = pairs.setdefault((first, second), Pentanomial(first, second))
+                total = sum(g.score(g.seats.index(first)) for g in met)
                 pair.counts[int(total * 2)] += 1
     return PairedSummary(
         players,

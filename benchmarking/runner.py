@@ -101,7 +101,7 @@ def make_bot(name: str, seed: int, config: RulesConfig, move_time: float = DEFAU
     """The bot ``name`` for one game, seeded ``seed``, checked against ``config`` (a trained bot); ``cmd:...`` an
     outside program (:mod:`benchmarking.external`) with ``move_time`` seconds per request."""
     if is_external(name):
-        return ExternalBot(name, seed, move_time)  # type: ignore[return-value]
+        return ExternalBot(name, seed, move_time)
     key = (name, config)
     cached = _SEEDLESS.get(key)
     if cached is not None:

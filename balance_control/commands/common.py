@@ -41,8 +41,8 @@ def bot_names(text: str, seats: int, what: str) -> list[str]:
         raise fail(
             f"unknown bot {unknown[0]!r}; available bots: {', '.join(available())}, "
             "the search bot with options (mcts:sims=400:prior=expert), "
-            "the path of an exported policy (.npz + .json), "
-            "or an outside program speaking the stdio protocol (cmd:PROGRAM ARGS)"
+            "an outside program speaking the stdio protocol (cmd:PROGRAM ARGS), "
+            "or the path of an exported policy (.npz + .json)"
         )
     for name in dict.fromkeys(n for n in names if n.startswith("mcts:")):
         from bc_env.rules import BalanceControlError

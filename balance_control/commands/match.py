@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bc_env.rules import Game, RulesConfig, record, replay
+from bc_env.rules import RulesConfig
 
 from .common import bot_names, fail, load_config, presets_help
 from .tournament import add_move_time_argument, check_move_time
@@ -74,9 +74,8 @@ class ReplayWriter:
             self.path.mkdir(parents=True, exist_ok=True)
         self.count = 0
 
-    def write(self, seed: int, actions: list[int]) -> None:
-        game: Game = replay(self.config, seed, list(actions))
-        doc = record(game, seed, actions)
+    def write(self, doc: dict[str, Any]) -> None:
+        """Write one game's replay document (``GameResult.replay``)."""
         if self.lines:
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(doc, separators=(",", ":")) + "\n")
@@ -108,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         raise fail("--paired rotates the seats over every deal: leave out --fixed-seats")
     check_bots(sorted(set(names)), [config])  # a bot that does not fit the rules stops the match before game 0
     writer = ReplayWriter(args.save_replay, config) if args.save_replay else None
-    on_game = (lambda r: writer.write(r.seed, r.actions)) if writer is not None else None
+    on_game = (lambda r: writer.write(r.replay)) if writer is not None else None
     result = play_match(
         config,
         names,
