@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -34,11 +35,9 @@ def register_gymnasium() -> None:
 
 
 def register_pettingzoo() -> None:
-    from pettingzoo.env_registry.registration import aec_registry, register
-    from pettingzoo.env_registry.spec import _normalize_env_id
-
-    if _normalize_env_id(PETTINGZOO_ID) not in aec_registry:
-        register("aec", PETTINGZOO_ID, entry_point=f"{MODULE}:env")
+    registration = import_module("pettingzoo.env_registry.registration")  # untyped: no static import
+    if registration.EnvSpec(id=PETTINGZOO_ID).id not in registration.aec_registry:  # the id as PettingZoo keys it
+        registration.register("aec", PETTINGZOO_ID, entry_point=f"{MODULE}:env")
 
 
 #: Each registry module and what registers the environment in it.
