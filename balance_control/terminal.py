@@ -45,7 +45,7 @@ class PlainStream:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        self.stream.write(CONTROL.sub("", text))
+        self.stream.write(CONTROL.sub("", text) if "\x1b" in text else text)  # the common case: a plain copy
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
