@@ -17,7 +17,7 @@ import pytest
 
 from balance_control import terminal
 from balance_control.cli import build_parser, main
-from bc_env.rules import Game, load_replay
+from bc_env.rules import Game, load_replay, replay
 from policies import RandomPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -304,3 +304,35 @@ def test_help_is_plain_text(capsys, command):
     assert not re.search(r"^\s*\.\. ", out, re.MULTILINE)  # no directives
     if command is None:
         assert "Examples:" in out and "replay game.json --step" in out
+
+
+def test_replay_step_on_a_terminal_redraws_each_position(replay_file):
+    from balance_control.commands.replay import Timeline, step_loop
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    timeline = Timeline(json.loads(replay_file.read_text(encoding="utf-8")))
+    out = Tty()
+    assert step_loop(timeline, 0, io.StringIO("\n\nb\nq\n"), out) == 0
+    text = out.getvalue()
+    assert text.count(terminal.CLEAR) == 4  # each position replaces the previous one
+    assert [int(k) for k in re.findall(re.escape(terminal.CLEAR) + r"after (\d+) of", text)] == [0, 1, 2, 1]
+
+
+def test_replay_to_reads_a_game_of_a_tournament_log(monkeypatch, capsys, tmp_path):
+    pytest.importorskip("openskill")
+    from bc_env.rules import RulesConfig
+    from benchmarking.tournament import TournamentSpec, run_tournament
+
+    log = run_tournament(
+        TournamentSpec(("random",), (RulesConfig.preset("core-2p"),), 2), tmp_path / "t.jsonl", workers=1
+    )
+    rec = log.games[1]
+    rc, out, _ = _run(monkeypatch, capsys, ["replay", str(tmp_path / "t.jsonl"), "--game", "1", "--to", "4"])
+    assert rc == 0
+    first, second, board = out.split("\n", 2)
+    assert first.startswith(f"game 1: core-2p, seed {rec['seed']}") and second.startswith("after 4 of ")
+    doc = rec["replay"]
+    assert board == replay(RulesConfig.from_dict(doc["config"]), doc["seed"], doc["actions"][:4]).render() + "\n"
