@@ -312,9 +312,12 @@ def test_state_schema_documents_every_field():
     def documented(header: str) -> set[str]:
         return {code_spans(row[0])[0] for row in table(text, header)}
 
-    # The top-level table lists the core fields, `measures`, which exists only with an expansion, and `stack`,
-    # which exists only while frames are paused below the pending decision.
-    assert documented("| field | type | meaning |") == set(state) | {"measures", "stack"}
+    # The top-level table lists the core fields, the expansions' own (`measures` with any expansion, `regulations`
+    # with EXP-02, `countdown` with EXP-03), and `stack`, which exists only while frames are paused below the
+    # pending decision.
+    expansion_keys = {"measures", "regulations", "countdown"}
+    assert expansion_keys <= set(Game.new("all-4p", seed=0).to_dict())
+    assert documented("| field | type | meaning |") == set(state) | expansion_keys | {"stack"}
     assert "measures" not in state and "measures" in Game.new("exp01-4p", seed=0).to_dict()
     assert documented("| field | type | default | meaning |") >= set(state["config"]) - {"exp01", "exp02", "exp03"}
     board_fields = {"cell", "tile", "influence", "resolved"}
