@@ -234,7 +234,7 @@ def test_the_schema_refuses_malformed_frames_and_effect_data(sample):
     assert errors(broken), f"{key} has no data key 'cell'"
 
 
-# ---------------------------------------------------------------------------- the schema and the docs agree with the engine
+# ------------------------------------------------------------ the schema and the docs agree with the engine
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():
