@@ -97,23 +97,27 @@ def test_random_games_of_every_preset_validate(preset):
     assert {"place_tile", "political", "over"} <= phases
 
 
-#: The expansion presets played rich (EXP-02 with the production tax on, RULINGS R28), with the decisions each
-#: reaches for the seed used; together they reach every expansion decision but the production tax (below).
+#: Games of the expansion presets played rich (EXP-02 with the production tax on, RULINGS R28): (preset, seed) and
+#: the decisions of EXP-02/03 each reaches; together they reach every one.
 RICH = {
-    "exp0102-4p": {"regulation-place", "regulation-pick", "regulation-move-to"},
-    "exp0203-4p": {"regulation-pick", "transfer"},
-    "all-4p": {"target"},
-    "exp03-4p": {"replacement"},
+    ("exp0203-4p", 5): {"inner-order", "regulation-place", "regulation-pick", "regulation-move-to", "transfer"},
+    ("exp0203-4p", 4): {"replacement"},
+    ("exp0102-4p", 2): {"regulation-pay"},
+    ("all-4p", 4): {"production-tax"},
 }
 
 
-@pytest.mark.parametrize("preset", sorted(RICH))
-def test_rich_expansion_games_validate_in_every_decision(preset):
+def test_the_rich_games_reach_every_expansion_decision():
+    assert set().union(*RICH.values()) == decision_kinds() - set(PHASE_NAMES)
+
+
+@pytest.mark.parametrize(("preset", "seed"), sorted(RICH))
+def test_rich_expansion_games_validate_in_every_decision(preset, seed):
     config = RulesConfig.preset(preset)
     if config.exp02:
         config = config.replace(cost_regulations_tax_production=True)
-    phases = play_and_validate(rich(config, seed=2), seed=2, every=40, prefer_expansions=True)
-    assert RICH[preset] <= phases, sorted(phases)
+    phases = play_and_validate(rich(config, seed), seed, every=40, prefer_expansions=True)
+    assert RICH[preset, seed] <= phases, sorted(phases)
 
 
 def test_a_paused_round_settlement_validates():
