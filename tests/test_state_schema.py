@@ -22,7 +22,7 @@ import pytest
 
 jsonschema = pytest.importorskip("jsonschema")
 
-from bc_env.rules import Game, RulesConfig, effects  # noqa: E402
+from bc_env.rules import Game, RulesConfig, StateError, effects  # noqa: E402
 from bc_env.rules.config import preset_names  # noqa: E402
 from bc_env.rules.decisions import FRAME_TYPES, PHASE_NAMES, Resolution  # noqa: E402
 from bc_env.rules.expansions import exp02  # noqa: E402
@@ -292,8 +292,11 @@ def test_the_event_types_config_options_and_top_level_fields_are_the_engines():
     assert set(SCHEMA["$defs"]["config"]["properties"]) == {f.name for f in fields(RulesConfig)}
     expansion_keys = {st.key for st in Game.new("all-4p", seed=0).ext.values() if st.key}
     assert expansion_keys == {"measures", "regulations", "countdown"}
-    assert set(SCHEMA["properties"]) == set(TOP_KEYS) | {"stack"} | expansion_keys
-    assert set(SCHEMA["required"]) == set(TOP_KEYS)
+    with pytest.raises(StateError, match="allowed: ") as refused:  # from_dict names every key it reads
+        Game.from_dict(Game.new("all-4p", seed=0).to_dict() | {"unknown-key": 0})
+    readable = set(str(refused.value).split("allowed: ")[1].split(", "))
+    assert set(SCHEMA["properties"]) == readable
+    assert set(SCHEMA["required"]) == set(TOP_KEYS) and set(TOP_KEYS) | {"stack"} | expansion_keys <= readable
 
 
 def test_protocol_and_state_schema_docs_link_the_schema():
