@@ -320,7 +320,7 @@ def test_state_schema_documents_every_field():
     # pending decision.
     expansion_keys = {"measures", "regulations", "countdown"}
     assert expansion_keys <= set(Game.new("all-4p", seed=0).to_dict())
-    assert documented("| field | type | meaning |") == set(state) | expansion_keys | {"stack"}
+    assert documented("| field | type | meaning |") == set(state) | expansion_keys | {"stack", "set_aside"}
     assert "measures" not in state and "measures" in Game.new("exp01-4p", seed=0).to_dict()
     assert documented("| field | type | default | meaning |") >= set(state["config"]) - {"exp01", "exp02", "exp03"}
     board_fields = {"cell", "tile", "influence", "resolved"}
