@@ -204,7 +204,7 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
     options = varying_options(list({id(c): c for c in cache.values()}.values()))
     for rec in records:
         config = cache[json.dumps(rec["replay"]["config"], sort_keys=True)]
-        cap = config.influence_cap
+        cap = config.cap
         st.by_config.setdefault(rec["config"], Group()).add(rec, cap)
         st.by_players.setdefault(config.players, Group()).add(rec, cap)
         st.bots[rec["config"]] = tuple(sorted(set(st.bots.get(rec["config"], ())) | set(rec["seats"])))

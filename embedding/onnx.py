@@ -1,7 +1,8 @@
 """A trained bot run from its ONNX export with onnxruntime: no torch, the same ``act(game)`` as the NumPy bot.
 
 ``training.export.export_policy_onnx(name_or_path, out)`` writes ``out.onnx`` (the logits network,
-``obs[1, obs_size] -> logits[1, num_actions]``) and ``out.json`` (the policy's manifest plus an ``onnx`` entry).
+``obs[batch, obs_size] -> logits[batch, num_actions]``, any batch size) and ``out.json`` (the policy's manifest
+plus an ``onnx`` entry).
 :class:`OnnxPolicy` reads both, encodes the position with the policy's encoder (``bc_env.encoding``), runs the
 graph and masks illegal actions, exactly as ``policies.neural.NeuralPolicy`` does with its NumPy forward pass;
 ``tests/test_embedding_onnx.py`` checks that the two choose the same actions. Needs the ``onnx`` extra (only

@@ -175,7 +175,10 @@ def expected_starting(config: RulesConfig, start_player: int) -> list[int]:
 
 
 def expected_cap(config: RulesConfig) -> int:
-    """CORE-01-08-01 (7), ADD56-01-03-00-01 (8 with 5-6 players), RULINGS R12 (EXP-01-06-01 (Restrictions))."""
+    """CORE-01-08-01 (7), ADD56-01-03-00-01 (8 with 5-6 players), RULINGS R12 (EXP-01-06-01 (Restrictions)); the
+    design option influence_cap (docs/rulings.md BC-67)."""
+    if config.influence_cap is not None:
+        return config.influence_cap
     return 8 if config.players >= 5 else 7
 
 
@@ -302,7 +305,7 @@ def check_tile_zones(g: Game, board_cells: list[int] | None = None) -> None:
         if len(tile_at) - tile_at.count(-1) != len(board_cells):
             _fail(f"{len(tile_at) - tile_at.count(-1)} occupied cells, the events placed {len(board_cells)} tiles")
     drawn = [g.drawn] if g.drawn >= 0 else []
-    zones = g.draw_pile + g.discard + board + drawn
+    zones = g.draw_pile + g.discard + g.set_aside + board + drawn
     if sorted(zones) != list(range(n_tiles)):
         count = Counter(zones)
         dup = sorted(t for t, k in count.items() if k > 1)
@@ -718,6 +721,10 @@ def check_terminal(g: Game) -> None:
     on_board = [sum(g.infl[p::n]) for p in range(n)]
     best = max(on_board)
     winners = [p for p in range(n) if on_board[p] == best]
+    if len(winners) > 1 and g.config.tie_break == "resources":  # design option, docs/rulings.md BC-67
+        r = g.num_resorts
+        held = {p: sum(g.res[p * r : (p + 1) * r]) for p in winners}
+        winners = [p for p in winners if held[p] == max(held.values())]
     if g.winners() != winners:
         _fail(f"CORE-01-09-03/04: winners {g.winners()} != players with the most Influence on Board {winners}")
     ret = g.returns()
@@ -1383,7 +1390,7 @@ class Tracker:
                 _fail(f"EXP-01-06-05 (v1.3): additional-action without a PlayMeasure (edition v1.3: {self.v13})")
             self.expect_extra = False
             self.in_extra = True
-        elif t not in ("setup", "discard", "recycle"):
+        elif t not in ("setup", "discard", "recycle", "set-aside"):  # set-aside: BC-67
             _fail(f"unknown event type {t!r}: {e}")
 
     def _applied(self, e: dict[str, Any]) -> None:

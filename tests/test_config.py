@@ -14,7 +14,7 @@ def test_every_core_preset_loads_by_name_and_5_6_players_switch_the_addon_on():
         cfg = RulesConfig.preset(f"core-{n}p")
         assert cfg.players == n and cfg.name == f"core-{n}p"
         assert cfg.addon56 == (n >= 5)  # ADD56-01
-        assert cfg.influence_cap == (8 if n >= 5 else 7)  # CORE-01-08-01, ADD56-01-03-00-01
+        assert cfg.cap == (8 if n >= 5 else 7)  # CORE-01-08-01, ADD56-01-03-00-01
 
 
 def test_load_by_path_toml_and_json(tmp_path):

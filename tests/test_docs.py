@@ -23,14 +23,17 @@ from bc_env.rules.expansions import exp01
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 VERBS = ("place-tile", "place", "move-from", "move-to", "formalize", "convert", "pay", "gain", "pass")
-#: The verbs of the Measure blocks, which exist only with an expansion (TakeMeasure, PlayMeasure, targets and
-#: the Investment Program exchange).
-EXPANSION_VERBS = ("take", "play", "target", "target-player", "exchange", "decline")
+#: The verbs that exist only with an expansion: the Measure blocks (TakeMeasure, PlayMeasure, targets), EXP-01's
+#: Investment Program exchange, EXP-02's Regulation blocks (one type, ``control``, has an example), EXP-03's resort
+#: target, and ``decline``.
+EXPANSION_VERBS = ("take", "play", "target", "target-player", "exchange", "decline", "place-regulation",
+                   "move-regulation", "remove-regulation", "control", "target-resort")  # fmt: skip
 #: Grammar templates such as `place-tile x,y`, `pay r`: a verb and lower-case placeholders only.
 PLACEHOLDER_RE = re.compile(r"^\S+ [a-z,]+$")
 ACTION_RE = re.compile(
     r"^(?:(?:place-tile|place|move-from|move-to|formalize|convert|target) \S+|(?:pay|gain|exchange) \S+"
-    r"|(?:take|play) EXP-\d{2}-M\d{2}|target-player P\d+|pass|decline)$"
+    r"|(?:security-level|control|administration|blockade) \S+|target-resort \S+"
+    r"|(?:take|play) EXP-\d{2}-M\d{2}|target-player P\d+|pass|decline|(?:place|move|remove)-regulation)$"
 )
 
 
@@ -92,13 +95,13 @@ def test_action_examples_are_found():
 
 
 def _core_string(text: str) -> bool:
-    return text.split()[0] not in EXPANSION_VERBS and "ECO" not in text
+    return text.split()[0] not in EXPANSION_VERBS and not any(r in text for r in ("ECO", "SEC", "CLM"))
 
 
 @pytest.mark.parametrize("text", action_examples())
 def test_action_example_parses_and_round_trips(text):
-    """Core examples on core-4p and on exp01-4p (whose layout has every core verb); Measure examples on exp01-4p."""
-    presets = ["core-4p", "exp01-4p"] if _core_string(text) else ["exp01-4p"]
+    """Core examples on core-4p and on all-4p (whose layout has every verb); the expansions' examples on all-4p."""
+    presets = ["core-4p", "all-4p"] if _core_string(text) else ["all-4p"]
     for preset in presets:
         game = Game.new(preset, seed=0)
         action = game.string_to_action(text)
@@ -312,9 +315,12 @@ def test_state_schema_documents_every_field():
     def documented(header: str) -> set[str]:
         return {code_spans(row[0])[0] for row in table(text, header)}
 
-    # The top-level table lists the core fields, `measures`, which exists only with an expansion, and `stack`,
-    # which exists only while frames are paused below the pending decision.
-    assert documented("| field | type | meaning |") == set(state) | {"measures", "stack"}
+    # The top-level table lists the core fields, the expansions' own (`measures` with any expansion, `regulations`
+    # with EXP-02, `countdown` with EXP-03), and `stack`, which exists only while frames are paused below the
+    # pending decision.
+    expansion_keys = {"measures", "regulations", "countdown"}
+    assert expansion_keys <= set(Game.new("all-4p", seed=0).to_dict())
+    assert documented("| field | type | meaning |") == set(state) | expansion_keys | {"stack", "set_aside"}
     assert "measures" not in state and "measures" in Game.new("exp01-4p", seed=0).to_dict()
     assert documented("| field | type | default | meaning |") >= set(state["config"]) - {"exp01", "exp02", "exp03"}
     board_fields = {"cell", "tile", "influence", "resolved"}

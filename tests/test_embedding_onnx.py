@@ -116,3 +116,27 @@ def test_an_mlp_policy_exports_too(tmp_path):
         action = numpy_bot.act(game)
         assert onnx_bot.act(game) == action
         game.apply(action)
+
+
+def test_onnx_export_takes_a_batch_of_observations(exported):
+    """The batch axis is dynamic (issue 28): five positions in one run give the NumPy bot's logits for each."""
+    import numpy as np
+    import onnxruntime as ort
+
+    import policies
+    from bc_env.encoding import Encoder
+    from bc_env.rules import Game
+
+    path = exported["ppo-core-2p"]
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (inp,), (out,) = session.get_inputs(), session.get_outputs()
+    assert isinstance(inp.shape[0], str) and isinstance(out.shape[0], str)  # a named, not a fixed, batch axis
+    game, bot = Game.new("core-2p", 4), policies.load("ppo-core-2p")
+    encoder, obs = Encoder(game.config), []
+    for _ in range(5):
+        obs.append(encoder.encode(game, game.current_player))
+        game.apply(game.legal_actions()[-1])
+    (logits,) = session.run(None, {inp.name: np.stack(obs).astype(np.float32)})
+    assert logits.shape == (5, game.num_actions)
+    assert np.abs(logits - np.stack([bot.logits(o) for o in obs])).max() < 1e-3
+    assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["onnx"]["batch"] == "dynamic"

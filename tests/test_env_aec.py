@@ -52,10 +52,12 @@ def test_pettingzoo_seed_test(preset):
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_pettingzoo_render_test(preset):
-    # render_test first builds env_fn(render_mode="human") only to read metadata; "human" is not offered.
+def test_pettingzoo_render_test(preset, monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):  # "human" draws the text board (no window)
+        monkeypatch.delenv(name, raising=False)
+
     def make(render_mode=None):
-        return bc_env.env(preset, render_mode=None if render_mode == "human" else render_mode)
+        return bc_env.env(preset, render_mode=render_mode)
 
     render_test(make)
 
@@ -80,7 +82,7 @@ def test_pettingzoo_api_test_planes_format():
 def test_metadata_agents_and_cached_spaces():
     env = bc_env.env("core-4p")
     assert env.metadata["name"] == "balance_control_v0"
-    assert env.metadata["render_modes"] == ["ansi", "rgb_array"]
+    assert env.metadata["render_modes"] == ["ansi", "rgb_array", "human"]
     assert env.metadata["is_parallelizable"] is False
     assert env.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     for agent in env.possible_agents:
@@ -110,7 +112,7 @@ def test_bad_options_are_rejected_with_a_clear_message():
     with pytest.raises(ValueError, match="obs_format"):
         bc_env.env("core-2p", obs_format="image")
     with pytest.raises(ValueError, match="render_mode"):
-        bc_env.env("core-2p", render_mode="human")
+        bc_env.env("core-2p", render_mode="window")
 
 
 def test_import_bc_env_rules_does_not_import_pettingzoo_or_gymnasium():

@@ -176,9 +176,9 @@ def parent_provenance(policy: NeuralPolicy, source: str) -> dict[str, Any]:
 
 
 def export_onnx(model: Any, path: str | Path, obs_size: int) -> Path:
-    """ONNX export of the logits network, ``obs[1, obs_size] -> logits[1, num_actions]``, as one self-contained
-    ``<path>.onnx`` file (needs the ``onnx`` extra: torch's exporter writes it with onnx and onnxscript). Run it
-    without torch with ``embedding.onnx.OnnxPolicy``; docs/embedding.md."""
+    """ONNX export of the logits network, ``obs[batch, obs_size] -> logits[batch, num_actions]`` with a dynamic
+    batch axis, as one self-contained ``<path>.onnx`` file (needs the ``onnx`` extra: torch's exporter writes it with
+    onnx and onnxscript). Run it without torch with ``embedding.onnx.OnnxPolicy``; docs/embedding.md."""
 
     class Logits(nn.Module):
         def __init__(self) -> None:
@@ -195,10 +195,11 @@ def export_onnx(model: Any, path: str | Path, obs_size: int) -> Path:
     with torch.no_grad():
         torch.onnx.export(
             module,
-            (torch.zeros(1, obs_size),),
+            (torch.zeros(2, obs_size),),  # not 1: the exporter would fix a batch axis of size 1
             str(path),
             input_names=["obs"],
             output_names=["logits"],
+            dynamic_shapes=({0: torch.export.Dim("batch")},),  # any number of observations at once
             dynamo=True,
             external_data=False,
             verbose=False,
@@ -254,6 +255,6 @@ def export_policy_onnx(policy: NeuralPolicy | str | Path, path: str | Path) -> P
     obs_size = Encoder(policy.rules).size_total
     out = export_onnx(torch_policy(policy), path, obs_size)
     manifest = dict(policy.manifest.data)
-    manifest["onnx"] = {"file": out.name, "input": "obs", "output": "logits", "obs_size": obs_size, "batch": 1}
+    manifest["onnx"] = {"file": out.name, "input": "obs", "output": "logits", "obs_size": obs_size, "batch": "dynamic"}
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out

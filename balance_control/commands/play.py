@@ -4,19 +4,29 @@ At your decision, enter the number of an option or its action string. Other inpu
 again), ``hint`` (what the heuristic bot would do), ``undo`` (back to your previous decision), ``save FILE``
 (a replay of the game so far), ``legend`` (what the board codes mean), ``quit``. ``balance-control legend``
 prints the board legend.
+
+``--load FILE`` continues a saved game: a replay (``--save-replay``, ``save FILE``, ``watch --save-replay``) or a
+JSON state (``show`` reads the same files). The rules come from the file; you take the seat whose decision is
+pending unless ``--seat`` says otherwise. A game continued from a state has no history before it, so ``save``
+and ``--save-replay`` then write the state, which ``--load`` continues again.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from bc_env.rules import Game, RulesConfig, replay, save_replay
+from bc_env.rules import Game, RulesConfig, load_replay, replay, save_replay
 from bc_env.rules.errors import BalanceControlError, IllegalActionError
+from bc_env.rules.replay import FORMAT as REPLAY_FORMAT
+from bc_env.rules.replay import read_json_file
 
+from ..terminal import is_terminal
 from .common import add_legend_argument, bot_names, fail, legend_text, load_config, presets_help, result_line
+from .show import load_state
 
 NAME = "play"
 HELP = "play against bots in the terminal (reads your moves from stdin; 'balance-control legend' explains the board)"
@@ -40,24 +50,73 @@ COMMANDS_HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default="core-2p", help=presets_help())
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0-based)")
+    parser.add_argument("--config", default=None, help=presets_help() + " (default core-2p)")
+    parser.add_argument(
+        "--seat", type=int, default=None, help="your seat (0-based; default 0, with --load the seat to decide)"
+    )
     parser.add_argument("--opponents", default="heuristic", help="bot for every other seat, or one per other seat")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=None, help="the game's seed (default 0); with --load the bots'")
+    parser.add_argument(
+        "--load", metavar="FILE", default=None, help="continue the game saved in FILE (a replay or a JSON state)"
+    )
     parser.add_argument(
         "--save-replay", metavar="FILE", default=None, help="write the game as a replay file when it ends or you leave"
     )
     add_legend_argument(parser)
 
 
+def load_saved_game(path: str) -> tuple[Game, int | None, list[int] | None]:
+    """The game saved in ``path``, its seed and its actions when it is a replay (``None, None`` for a state)."""
+    doc = read_json_file(path, "file")
+    if not (isinstance(doc, dict) and doc.get("format") == REPLAY_FORMAT):
+        return load_state(path), None, None
+    try:
+        game = load_replay(doc)
+    except BalanceControlError as exc:
+        raise fail(f"replay {path}: {exc}") from None
+    again, actions = Game.new(game.config, doc["seed"]), []
+    for action in doc["actions"]:  # the ids, as the replay took them
+        actions.append(again.string_to_action(action) if isinstance(action, str) else int(action))
+        again.apply(actions[-1])
+    return game, int(doc["seed"]), actions
+
+
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
-    if not 0 <= args.seat < config.players:
-        raise fail(f"--seat must be in 0..{config.players - 1}, got {args.seat}")
+    start: Game | None = None
+    actions: list[int] | None = None
+    seed = args.seed
+    if args.load is not None:
+        if args.config is not None:
+            raise fail("--load takes the rules from the saved game: leave out --config")
+        start, replay_seed, actions = load_saved_game(args.load)
+        if replay_seed is not None:
+            if seed is not None and seed != replay_seed:
+                raise fail(f"{args.load} is a replay of the game with seed {replay_seed}: leave out --seed")
+            seed = replay_seed
+        if start.is_terminal():
+            raise fail(f"the game in {args.load} is over ({result_line(start)}): nothing to continue")
+        config = start.config
+        seat = args.seat if args.seat is not None else start.current_player
+    else:
+        config = load_config(args.config if args.config is not None else "core-2p")
+        seat = args.seat if args.seat is not None else 0
+    assert seat is not None
+    if not 0 <= seat < config.players:
+        raise fail(f"--seat must be in 0..{config.players - 1}, got {seat}")
     opponents = bot_names(args.opponents, config.players - 1, "--opponents")
     if args.legend:
         print(legend_text(config))
-    return play_loop(config, args.seat, opponents, args.seed, sys.stdin, sys.stdout, save_replay_to=args.save_replay)
+    return play_loop(
+        config,
+        seat,
+        opponents,
+        seed if seed is not None else 0,
+        sys.stdin,
+        sys.stdout,
+        save_replay_to=args.save_replay,
+        actions=actions,
+        state=start if actions is None else None,
+    )
 
 
 def _format_options(game: Game, legal: list[int]) -> str:
@@ -104,13 +163,6 @@ def _parse_choice(game: Game, legal: list[int], text: str) -> int | str:
     return action
 
 
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 def play_loop(
     config: RulesConfig,
     seat: int,
@@ -119,28 +171,58 @@ def play_loop(
     stdin: TextIO,
     stdout: TextIO,
     save_replay_to: str | Path | None = None,
+    *,
+    actions: list[int] | None = None,
+    state: Game | None = None,
 ) -> int:
     """The interactive game: ``seat`` reads its decisions from ``stdin``; bots play the other seats. With
-    ``save_replay_to``, the game so far is written as a replay file however the loop ends (also on Ctrl-C)."""
+    ``save_replay_to``, the game so far is written as a replay file however the loop ends (also on Ctrl-C).
+
+    The game starts from ``Game.new(config, seed)`` followed by ``actions`` (a replay continued), or from
+    ``state`` (a saved position: then the saves write the state, there being no history to replay)."""
     from policies import load
 
-    game = Game.new(config, seed)
-    actions: list[int] = []  # every action of the game, in order: the replay
+    base = state.clone() if state is not None else None
+
+    def rebuild(history: list[int]) -> Game:
+        """The game is its start and its actions (used by undo)."""
+        if base is None:
+            return replay(config, seed, list(history))
+        g = base.clone()
+        for a in history:
+            g.apply(a)
+        return g
+
+    game = rebuild([])
+    history: list[int] = []  # every action of the game (since the loaded state), in order: the replay
     deciders: list[int] = []  # who took each of them
+    for a in actions or []:
+        who = game.current_player
+        assert who is not None
+        deciders.append(who)
+        game.apply(a)
+        history.append(a)
 
     def out(text: str = "") -> None:
         print(text, file=stdout, flush=True)
 
     def save(path: str | Path) -> None:
-        save_replay(path, game, seed, actions)
-        out(f"replay saved to {path} ({len(actions)} actions; 'balance-control replay {path}' shows it)")
+        if base is None:
+            save_replay(path, game, seed, history)
+            out(f"replay saved to {path} ({len(history)} actions; 'balance-control replay {path}' shows it)")
+        else:
+            Path(path).write_text(json.dumps(game.to_dict()) + "\n", encoding="utf-8")
+            out(f"state saved to {path} ('balance-control play --load {path}' continues it)")
 
     bots: dict[int, Any] = {}
     others = [q for q in range(game.num_players) if q != seat]
     for q, name in zip(others, opponents):
         bots[q] = load(name, seed=seed * 100 + q, config=config)
     hinter: Any = None
-    out(f"{config.name}, seed {seed}: you are P{seat}; " + ", ".join(f"P{q} {bots[q].name}" for q in others))
+    where = f"{config.name}, seed {seed}" if base is None else f"{config.name} from a saved state (round {game.round})"
+    if history:
+        where += f", continued after {len(history)} actions"
+    out(f"{where}: you are P{seat}; " + ", ".join(f"P{q} {bots[q].name}" for q in others))
     out(COMMANDS_HELP)
     try:
         show = True
@@ -151,7 +233,7 @@ def play_loop(
                 action = bots[current].act(game)
                 out(f"P{current} [{game.phase_name}] {game.action_to_string(action)}")
                 game.apply(action)
-                actions.append(action)
+                history.append(action)
                 deciders.append(current)
                 show = True
                 continue
@@ -170,7 +252,7 @@ def play_loop(
                 out("end of input: leaving the game")
                 return 1
             text = line.strip()
-            if not _isatty(stdin):
+            if not is_terminal(stdin):
                 out(text)  # echo piped input so that a transcript reads like a terminal session
             if text in ("quit", "exit", "q"):
                 out("bye")
@@ -196,9 +278,9 @@ def play_loop(
                     out("nothing to undo: you have not decided anything yet")
                     continue
                 back = mine[-1]
-                out(f"undo: back to your decision before {game.action_to_string(actions[back])!r} ...")
-                del actions[back:], deciders[back:]
-                game = replay(config, seed, list(actions))  # the game is its seed and its actions
+                out(f"undo: back to your decision before {game.action_to_string(history[back])!r} ...")
+                del history[back:], deciders[back:]
+                game = rebuild(history)
                 show = True
                 continue
             if text == "save" or text.startswith("save "):
@@ -217,7 +299,7 @@ def play_loop(
                 continue
             out(f"P{seat} [{game.phase_name}] {game.action_to_string(choice)}")
             game.apply(choice)
-            actions.append(choice)
+            history.append(choice)
             deciders.append(seat)
             show = True
         out()

@@ -1,8 +1,13 @@
-"""``balance-control serve``: the bot protocol over stdin/stdout, or the HTTP service with its browser page."""
+"""``balance-control serve``: the bot protocol over stdin/stdout, or the HTTP service with its browser page.
+
+``--http`` prints the address it listens on when it is ready (one line on stdout, with the port it got under
+``--port 0``), then serves until Ctrl-C.
+"""
 
 from __future__ import annotations
 
 import argparse
+import socket
 
 from .common import fail
 
@@ -52,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
         raise fail("--bot is for --stdio (over HTTP every go request names its bot)")
     from embedding.http import create_app
 
-    uvicorn.run(create_app(timeout_s=args.timeout), host=args.host, port=args.port, log_level="warning")
+    sock = listen(args.host, args.port)
+    print(f"serving the bots and the browser page at {url(sock)} (Ctrl-C stops)", flush=True)
+    config = uvicorn.Config(create_app(timeout_s=args.timeout), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -71,3 +79,30 @@ def _default_bot(args: argparse.Namespace) -> object:
         return load_bot(args.bot, seed, allow_paths=True)
     except ProtocolError as exc:
         raise fail(str(exc)) from None
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (port 0: one the system picks), so the real address is known
+    before the server starts."""
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as exc:
+        raise fail(f"--host {host!r}: {exc.strerror}") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url(sock: socket.socket) -> str:
+    """The page's address for a listening socket (``http://127.0.0.1:8017/``; IPv6 in brackets)."""
+    host, port = sock.getsockname()[:2]
+    if sock.family == socket.AF_INET6:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"

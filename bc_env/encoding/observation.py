@@ -139,7 +139,7 @@ class Encoder:
         R = self.num_resorts = len(config.resorts)
         self.size = S = topo.size
         N = self.num_cells = topo.num_cells
-        self.cap = config.influence_cap
+        self.cap = config.cap
         self.max_neighbors = 6 if config.topology == "hex" else 4
         # Expansion state (EXP-01): Measure cards, decks, tiles with their own text. All empty in the core game.
         self.expansion = ex = bool(config.exp01 or config.exp02 or config.exp03)

@@ -100,7 +100,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     Args:
         config: a ``RulesConfig``, a preset name (``configs/rules/<name>.toml``) or a path.
-        render_mode: ``None``, ``"ansi"`` (the engine's text) or ``"rgb_array"`` (a picture).
+        render_mode: ``None``, ``"ansi"`` (the engine's text), ``"rgb_array"`` (a picture) or ``"human"`` (after
+            every reset and step: a window where a display exists, the text board on stdout otherwise).
         obs_format: ``"flat"`` (default; one float32 vector, see ``docs/observation.md``) or
             ``"planes"`` (``{"planes": (C, H, W), "vector": (K,)}``).
         reward_scheme: ``"zero_sum"`` (default, RULINGS R9) or ``"margin"`` (``bc_env.env.rewards``).
@@ -114,7 +115,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     metadata = {
         "name": "balance_control_v0",
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": ["ansi", "rgb_array", "human"],
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -140,6 +141,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.illegal_action = _check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.illegal_reward = check_reward("illegal_reward", illegal_reward)
         self.cell_px = check_cell_px(cell_px, self.config)
+        self._human: Any = None
 
         n = self.config.players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -233,6 +235,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self._finish()
         else:
             self.agent_selection = self.possible_agents[game.current_player]
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
         if not self._has_reset:
@@ -275,6 +279,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self._finish()
         else:
             self.agent_selection = self.possible_agents[game.current_player]
+        if self.render_mode == "human":
+            self.render()
 
     def _finish(self) -> None:
         """The game is over: final rewards (RULINGS R9) and terminations for everybody."""
@@ -319,12 +325,20 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         assert self.game is not None
         if self.render_mode == "ansi":
             return self.game.render()
+        if self.render_mode == "human":
+            from .render import HumanRenderer
+
+            if self._human is None:
+                self._human = HumanRenderer(self.cell_px, self.metadata["render_fps"])
+            self._human.show(self.game)
+            return None
         from .render import render_rgb
 
         return render_rgb(self.game, self.cell_px)
 
     def close(self) -> None:
-        pass
+        if self._human is not None:
+            self._human.close()
 
     def action_to_string(self, action: int) -> str:
         assert self.game is not None

@@ -13,6 +13,9 @@
   shows each seat's colour with its supply as dots and its Measure hand as small white cards (the
   seat to decide is underlined) and, on the right, the tile in hand.
 
+:class:`HumanRenderer` is ``render_mode="human"``: this picture in a pygame window where a display exists, the
+text board on stdout otherwise.
+
 The pixel geometry (which pixel belongs to which cell, the cell edges) is computed once per table
 and cached, so a frame costs one palette lookup plus a few stamps.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -284,3 +288,68 @@ def render_rgb(game: Game, cell_px: int = 32) -> np.ndarray:
             for k in range(spec.value):
                 _stamp(bar, pip, x0 + 3 + k * (px / 7.0), bar_h // 2, (255, 255, 255))
     return np.ascontiguousarray(np.concatenate((board, bar), axis=0))
+
+
+def display_available() -> bool:
+    """Whether a window can be opened: pygame is installed and there is a display (always on Windows and macOS; on
+    other systems ``DISPLAY`` or ``WAYLAND_DISPLAY`` is set, or SDL is told which video driver to use)."""
+    import importlib.util
+    import os
+    import sys
+
+    if importlib.util.find_spec("pygame") is None:
+        return False
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"))
+
+
+class HumanRenderer:
+    """``render_mode="human"``: the board in a window where a display exists (pygame, the ``rgb_array`` picture at
+    ``cell_px``, ``fps`` frames a second at most), otherwise the text board (``game.render()``) on stdout."""
+
+    def __init__(self, cell_px: int = 32, fps: float = 2.0) -> None:
+        self.cell_px = cell_px
+        self.fps = fps
+        self.window: bool | None = None  # None: not decided yet; False: the terminal
+        self._screen: Any = None
+        self._clock: Any = None
+
+    def show(self, game: Game) -> None:
+        if self.window is None:
+            self.window = display_available()
+        if self.window:
+            try:
+                self._draw(game)
+                return
+            except Exception as exc:  # pygame.error and kin: no usable display after all
+                self.close()
+                self.window = False
+                print(f"render_mode='human': no window ({exc}); drawing the board as text", flush=True)
+        turn = f"P{game.current_player} to decide ({game.phase_name})" if not game.is_terminal() else "game over"
+        print(f"{game.config.name}, round {game.round}: {turn}\n{game.render()}\n", flush=True)
+
+    def _draw(self, game: Game) -> None:
+        import os
+
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        frame = render_rgb(game, self.cell_px)
+        if self._screen is None:
+            pygame.display.init()
+            pygame.display.set_caption(f"BALANCE // CONTROL: {game.config.name}")
+            self._screen = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
+            self._clock = pygame.time.Clock()
+        surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
+        self._screen.blit(surface, (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        self._clock.tick(self.fps)
+
+    def close(self) -> None:
+        if self._screen is not None:
+            import pygame
+
+            pygame.display.quit()
+            self._screen = self._clock = None

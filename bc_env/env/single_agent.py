@@ -117,7 +117,7 @@ class ModelOpponent:
 class SingleAgentEnv(gymnasium.Env):
     """One learner seat against fixed opponents. See the module docstring for every option."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(
         self,
@@ -152,6 +152,7 @@ class SingleAgentEnv(gymnasium.Env):
             _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         self.cell_px = check_cell_px(cell_px, self.config)
+        self._human: Any = None
         self._opponent_spec = self._resolve_names(opponents)
         self.encoder = enc = Encoder(self.config)
         self._num_actions = Game.new(self.config, 0).num_actions
@@ -197,6 +198,8 @@ class SingleAgentEnv(gymnasium.Env):
                 break
             seed = None  # the game ended before the learner's first decision: deal another one
         self._done = False
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), {"learner_seat": self.seat, "game_seed": game_seed}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -212,6 +215,8 @@ class SingleAgentEnv(gymnasium.Env):
             self._done = True
             return self._observe(), self.illegal_reward, True, False, {"illegal_action": a}
         self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
         if game.is_terminal():
             self._done = True
             rewards = terminal_rewards(game, self.reward_scheme)
@@ -241,8 +246,19 @@ class SingleAgentEnv(gymnasium.Env):
             from .render import render_rgb
 
             return render_rgb(self.game, self.cell_px)
+        if self.render_mode == "human":
+            from .render import HumanRenderer
+
+            if self._human is None:
+                self._human = HumanRenderer(self.cell_px, self.metadata["render_fps"])
+            self._human.show(self.game)
+            return None
         gymnasium.logger.warn("You are calling render method without specifying any render mode.")
         return None
+
+    def close(self) -> None:
+        if self._human is not None:
+            self._human.close()
 
     # ------------------------------------------------------------------ internals
     def _observe(self) -> Any:

@@ -28,6 +28,7 @@ TOPOLOGIES = ("square", "hex")
 EDITIONS = ("standalone", "v1.3")
 PAY_RULES = ("same", "distinct", "any")
 GAIN_RULES = ("different", "any")
+TIE_BREAKS = ("shared", "resources")
 
 PRESET_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
 
@@ -112,6 +113,16 @@ class RulesConfig:
     #: RULINGS R34 option: Measures that grant a benefit but name no owner benefit only their owner, within the R31
     #: window: EXP-02-08-M06, EXP-02-08-M15, EXP-03-08-M08; written only with EXP-02 or EXP-03.
     owner_only_benefits: bool = False
+    # Design options (docs/rulings.md BC-67): NOT part of the printed rules, off by default, for designers comparing
+    # variants (`balance-control compare`); each is written to the state only when set.
+    #: The Influence cap (supply + Board); None: as printed, 7 (8 with ADD56-01), RULINGS R12.
+    influence_cap: int | None = None
+    #: Set aside (pile size mod players) random tiles face down at Setup, so every player gets the same number of
+    #: turns (71 mod n in the core game, 89 mod n with ADD56-01).
+    equal_turns: bool = False
+    #: A tie for the most Influence: `shared` as printed (CORE-01-09-04), or `resources`: the tied player with the
+    #: most Resources in their PersonalSupply wins; players still tied share.
+    tie_break: str = "shared"
     #: Informational label (the preset's name); not a rule.
     name: str = "custom"
 
@@ -145,6 +156,10 @@ class RulesConfig:
         _check_int("countdown_supply", self.countdown_supply, 0, 99)
         _check_bool("exp03_dead_eco_cards", self.exp03_dead_eco_cards)
         _check_bool("owner_only_benefits", self.owner_only_benefits)
+        if self.influence_cap is not None:  # at least every player's Starting Influence (CORE-01-03-04..06)
+            _check_int("influence_cap", self.influence_cap, 4, 20)
+        _check_bool("equal_turns", self.equal_turns)
+        _check_choice("tie_break", self.tie_break, TIE_BREAKS)
         if not isinstance(self.name, str):
             raise ConfigError(f"name must be a string, got {self.name!r}")
 
@@ -155,8 +170,11 @@ class RulesConfig:
         return self.players >= 5
 
     @property
-    def influence_cap(self) -> int:
-        """CORE-01-08-01 (7) / ADD56-01-03-00-01 (8), RULINGS R12."""
+    def cap(self) -> int:
+        """The Influence cap in force: CORE-01-08-01 (7) / ADD56-01-03-00-01 (8), RULINGS R12, unless the design
+        option ``influence_cap`` sets another (docs/rulings.md BC-67)."""
+        if self.influence_cap is not None:
+            return self.influence_cap
         return 8 if self.addon56 else 7
 
     @property
@@ -267,7 +285,7 @@ class RulesConfig:
 
 #: Options written by ``to_dict`` only when they differ from their default (added after the state schema v1:
 #: every state and digest of a configuration that does not use them stays the same).
-OMITTED_AT_DEFAULT = ("cost_regulations_tax_production",)
+OMITTED_AT_DEFAULT = ("cost_regulations_tax_production", "influence_cap", "equal_turns", "tie_break")
 
 
 def preset_names() -> list[str]:

@@ -111,7 +111,7 @@ class Game:
 
     __slots__ = (
         "config", "topo", "catalogue", "layout", "num_players", "num_resorts", "cap",
-        "rng", "draw_pile", "discard", "drawn", "tile_at", "kind_at", "board", "nonstart",
+        "rng", "draw_pile", "discard", "set_aside", "drawn", "tile_at", "kind_at", "board", "nonstart",
         "frontier", "in_frontier", "committees", "grassroots", "resort_cells", "infl",
         "supply", "on_board", "created", "deployed", "starting", "res", "bank", "noise",
         "start_used", "resolved", "round", "turns_in_round", "active", "start_player",
@@ -141,6 +141,7 @@ class Game:
     rng: Rng
     draw_pile: list[int]
     discard: list[int]
+    set_aside: list[int]  # design option equal_turns, docs/rulings.md BC-67
     drawn: int
     tile_at: list[int]
     kind_at: list[int]
@@ -199,10 +200,11 @@ class Game:
                 raise NotImplementedRuleError(f"{ex.name} not implemented yet: {ex.missing} missing")
         g.num_players = config.players
         g.num_resorts = len(config.resorts)
-        g.cap = config.influence_cap
+        g.cap = config.cap
         n, p, r = g.topo.num_cells, g.num_players, g.num_resorts
         g.draw_pile = []
         g.discard = []
+        g.set_aside = []
         g.drawn = -1
         g.tile_at = [-1] * n
         g.kind_at = [-1] * n
@@ -269,6 +271,11 @@ class Game:
             g.log("starting-influence", rule, player=p, amount=amount)
         for ex in g.expansions:
             ex.setup(g)  # an expansion's Setup additions
+        if config.equal_turns:  # design option, docs/rulings.md BC-67: the shuffled pile's bottom tiles, face down
+            k = len(g.draw_pile) % g.num_players
+            g.set_aside = g.draw_pile[:k]
+            del g.draw_pile[:k]
+            g.log("set-aside", "BC-67", count=k)
         g._start_turn()
         g._run()
         return g
@@ -372,12 +379,18 @@ class Game:
         return [1.0 / k if p in winners else -1.0 / (n - k) for p in range(n)]
 
     def winners(self) -> list[int]:
-        """CORE-01-09-03/04: the players with the most Influence on the Board (ties share)."""
+        """CORE-01-09-03/04: the players with the most Influence on the Board (ties share; the design option
+        ``tie_break = "resources"`` first breaks a tie by the Resources in each PersonalSupply, BC-67)."""
         if not self.over:
             return []
         if self._winners is None:
             best = max(self.on_board)
-            self._winners = [p for p in range(self.num_players) if self.on_board[p] == best]
+            tied = [p for p in range(self.num_players) if self.on_board[p] == best]
+            if len(tied) > 1 and self.config.tie_break == "resources":
+                r = self.num_resorts
+                held = [sum(self.res[p * r : (p + 1) * r]) for p in tied]
+                tied = [p for p, h in zip(tied, held) if h == max(held)]
+            self._winners = tied
         return list(self._winners)
 
     def apply(self, action: SupportsIndex) -> None:  # a protocol: compiled, no type check before the engine's
@@ -428,6 +441,7 @@ class Game:
         g.rng = Rng(self.rng.state)
         g.draw_pile = self.draw_pile[:]
         g.discard = self.discard[:]
+        g.set_aside = self.set_aside[:]
         g.drawn = self.drawn
         g.tile_at = self.tile_at[:]
         g.kind_at = self.kind_at[:]

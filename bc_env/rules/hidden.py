@@ -35,7 +35,12 @@ def resample_hidden(game: Game, observer: int, rng: random.Random) -> Game:
         raise TypeError(f"rng must be a random.Random, got {type(rng).__name__}")
     g = game.clone()
     shuffler = Rng.from_seed(rng.getrandbits(64))
-    shuffler.shuffle(g.draw_pile)  # CORE: the DrawPile's order (the drawn tile is face up: public)
+    if g.set_aside:  # design option equal_turns (docs/rulings.md BC-67): which tiles lie face down is hidden too
+        hidden = g.draw_pile + g.set_aside
+        shuffler.shuffle(hidden)
+        g.draw_pile, g.set_aside = hidden[: len(g.draw_pile)], hidden[len(g.draw_pile) :]
+    else:
+        shuffler.shuffle(g.draw_pile)  # CORE: the DrawPile's order (the drawn tile is face up: public)
     for ex in g.expansions:
         ex.resample_hidden(g, observer, shuffler)
     g.rng = Rng.from_seed(rng.getrandbits(64))  # future shuffles are hidden too

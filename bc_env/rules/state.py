@@ -86,6 +86,8 @@ def game_to_dict(g: Game) -> dict[str, Any]:
         "active_effects": [a.to_dict() for a in g.active_effects],
         "events": [dict(e) for e in g.events],
     }
+    if g.config.equal_turns:  # design option, docs/rulings.md BC-67: the tiles set aside at Setup (face down)
+        out["set_aside"] = list(g.set_aside)
     if below:
         out["stack"] = [frame.to_json(g) for frame in below]
     for state in g.ext.values():  # each expansion's own state (e.g. ``measures``: the Measure zones, R19/R20)
@@ -216,7 +218,7 @@ def game_from_dict(data: Any) -> Game:
     for key in ("measures",):
         if key in data and all(state.key != key for state in states):
             raise StateError(f"state.{key} exists only when an expansion is active")
-    _keys(data, "state", TOP_KEYS | frozenset(state.key for state in states), frozenset(("stack",)))
+    _keys(data, "state", TOP_KEYS | frozenset(state.key for state in states), frozenset(("stack", "set_aside")))
 
     rng_text = _get(data, "rng", "state")
     try:
@@ -264,6 +266,10 @@ def game_from_dict(data: Any) -> Game:
 
     g.draw_pile = [claim(t, "state.draw_pile") for t in _list(data, "draw_pile", "state")]
     g.discard = [claim(t, "state.discard") for t in _list(data, "discard", "state")]
+    if g.config.equal_turns:  # docs/rulings.md BC-67
+        g.set_aside = [claim(t, "state.set_aside") for t in _list(data, "set_aside", "state")]
+    elif "set_aside" in data:
+        raise StateError("state.set_aside: only a configuration with equal_turns sets tiles aside (BC-67)")
     drawn = _get(data, "drawn_tile", "state")
     g.drawn = -1 if drawn is None else claim(drawn, "state.drawn_tile")
     pend = data.get("pending")

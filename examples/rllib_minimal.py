@@ -1,0 +1,39 @@
+"""Ray RLlib: one PPO iteration of self-play with the project's multi-agent env and masked module, on a local Ray.
+
+    python examples/rllib_minimal.py          # needs the rllib extra: pip install -e '.[rllib]'
+
+``balance-control train --backend rllib --config ...`` is the full run (snapshots, evaluation, checkpoints, export;
+docs/training.md); this shows the pieces: ``training.rllib.algo.build_config`` turns a training config into RLlib's
+``PPOConfig`` over ``BalanceControlMultiAgentEnv`` (the learner's seats are RLlib agents, the others are bots
+played inside the env).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import ray
+
+from bc_env.rules import RulesConfig
+from training.config import TrainConfig
+from training.rllib.algo import build_config
+
+
+def main() -> None:
+    cfg = TrainConfig.load("configs/train/tiny.toml").override(
+        ['backend="rllib"', "bc_games=0", "ppo.n_steps=64", "ppo.batch_size=32", "rllib.num_env_runners=0"]
+    )
+    logging.getLogger("ray.rllib").setLevel(logging.ERROR)  # RLlib's notes about its API stacks
+    ray.init(num_cpus=1, object_store_memory=100_000_000, include_dashboard=False, logging_level="ERROR")
+    try:
+        algo = build_config(cfg, RulesConfig.resolve(cfg.rules)).build_algo()
+        result = algo.train()  # sample 64 decisions, then one PPO update
+        steps = result["num_env_steps_sampled_lifetime"]
+        print(f"one RLlib PPO iteration on {cfg.rules}: {steps} environment steps sampled and learned from")
+        algo.stop()
+    finally:
+        ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
