@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bc_env.rules import RulesConfig
+from bc_env.rules import Game, RulesConfig
 from benchmarking.runner import wilson_interval
 
 from .ratings import BotRating, leaderboard, pairwise, rate
@@ -119,6 +119,45 @@ class Rate:
 
 
 @dataclass
+class GameFacts:
+    """What a game's events say beyond its record (the game replayed from the record's replay document)."""
+
+    #: Turns (tiles drawn, CORE-01-04-04) by turn position (0 = the start player).
+    turns: list[int]
+    #: Per resort (``RulesConfig.resorts``): Resources produced for the players (CORE-01-06-12), spent (what
+    #: they had at the start plus produced, less what they hold at the end) and held at the end, all players.
+    produced: dict[str, int]
+    spent: dict[str, int]
+    held: dict[str, int]
+
+
+def game_facts(rec: dict[str, Any], config: RulesConfig | None = None) -> GameFacts:
+    """Replay ``rec`` (a log record) and read its turns and economy from the game's events."""
+    doc = rec["replay"]
+    cfg = config or RulesConfig.from_dict(doc["config"])
+    game = Game.new(cfg, doc["seed"])
+    n, resorts = game.num_players, cfg.resorts
+    start = [sum(game.resources_of(p)[r] for p in range(n)) for r in range(len(resorts))]
+    for action in doc["actions"]:
+        game.apply(game.string_to_action(action))
+    draws = [0] * n
+    produced = [0] * len(resorts)
+    for e in game.events:
+        if e["type"] == "draw":
+            draws[e["player"]] += 1
+        elif e["type"] == "produce":
+            produced[e["resort"]] += e["share"] * len(e["players"])
+    held = [sum(game.resources_of(p)[r] for p in range(n)) for r in range(len(resorts))]
+    first = rec["start_player"]
+    return GameFacts(
+        turns=[draws[(first + k) % n] for k in range(n)],
+        produced=dict(zip(resorts, produced)),
+        spent={name: start[r] + produced[r] - held[r] for r, name in enumerate(resorts)},
+        held=dict(zip(resorts, held)),
+    )
+
+
+@dataclass
 class Group:
     """What the report measures over a set of games."""
 
@@ -128,11 +167,22 @@ class Group:
     decisions: list[int] = field(default_factory=list)
     shared: int = 0
     at_cap: int = 0
+    players: int = 0
+    #: Turns taken by turn position, summed over the games (GameFacts.turns).
+    turns: list[int] = field(default_factory=list)
+    #: Per resort, summed over the games and players (GameFacts).
+    produced: Counter[str] = field(default_factory=Counter)
+    spent: Counter[str] = field(default_factory=Counter)
+    held: Counter[str] = field(default_factory=Counter)
+    #: Per game: the best Influence less the best Influence of a player who did not win (0: everyone shared).
+    margins: list[int] = field(default_factory=list)
 
-    def add(self, rec: dict[str, Any], cap: int) -> None:
+    def add(self, rec: dict[str, Any], cap: int, facts: GameFacts | None = None) -> None:
         p = len(rec["seats"])
+        self.players = p
         while len(self.seat_wins) < p:
             self.seat_wins.append(Rate())
+            self.turns.append(0)
         k = len(rec["winners"])
         for s in range(p):  # by turn position: 0 is the start player (drawn by the seed, CORE-01-03-03)
             self.seat_wins[(s - rec["start_player"]) % p].add(1.0 / k if s in rec["winners"] else 0.0)
@@ -141,6 +191,15 @@ class Group:
         self.decisions.append(rec["decisions"])
         self.shared += k > 1
         self.at_cap += max(rec["influence"]) >= cap
+        infl = rec["influence"]
+        losers = [infl[s] for s in range(p) if s not in rec["winners"]]
+        self.margins.append(max(infl) - max(losers) if losers else 0)
+        if facts is not None:
+            for q, t in enumerate(facts.turns):
+                self.turns[q] += t
+            self.produced.update(facts.produced)
+            self.spent.update(facts.spent)
+            self.held.update(facts.held)
 
     def row(self) -> list[str]:
         first = self.seat_wins[0].text() if self.seat_wins else "—"
@@ -178,6 +237,8 @@ class BalanceStats:
     taken: Counter[str] = field(default_factory=Counter)
     played: Counter[str] = field(default_factory=Counter)
     played_win: dict[str, Rate] = field(default_factory=lambda: defaultdict(Rate))
+    #: Per card, the sum over its plays of 1/players (the win rate a card with no effect would show).
+    played_parity: Counter[str] = field(default_factory=Counter)
     fired: Counter[str] = field(default_factory=Counter)
     editions: set[str] = field(default_factory=set)
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -193,7 +254,8 @@ def varying_options(configs: Iterable[RulesConfig]) -> list[str]:
     return [k for k in dicts[0] if k != "name" and len({json.dumps(d[k], sort_keys=True) for d in dicts}) > 1]
 
 
-def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> BalanceStats:
+def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None, economy: bool = True) -> BalanceStats:
+    """The report's statistics; ``economy`` replays every game for its turns and Resources (GameFacts)."""
     st = BalanceStats(records=list(records))
     cache: dict[str, RulesConfig] = {}
     for rec in records:
@@ -205,7 +267,8 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
     for rec in records:
         config = cache[json.dumps(rec["replay"]["config"], sort_keys=True)]
         cap = config.cap
-        st.by_config.setdefault(rec["config"], Group()).add(rec, cap)
+        facts = game_facts(rec, config) if economy and "forfeit" not in rec else None
+        st.by_config.setdefault(rec["config"], Group()).add(rec, cap, facts)
         st.by_players.setdefault(config.players, Group()).add(rec, cap)
         st.bots[rec["config"]] = tuple(sorted(set(st.bots.get(rec["config"], ())) | set(rec["seats"])))
         values = config.to_dict()
@@ -218,6 +281,7 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
             else:
                 st.played[card] += 1
                 st.played_win[card].add(1.0 / k if player in rec["winners"] else 0.0)
+                st.played_parity[card] += 1.0 / len(rec["seats"])
         edition = config.exp01_edition if config.exp01 else ""
         if edition:
             st.editions.add(edition)
@@ -238,6 +302,184 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None) -> Bal
                 if same and not c_off.first_player_handicap:
                     st.handicap_pairs.append((off, on))
     return st
+
+
+# ---------------------------------------------------------------------------- findings
+
+
+@dataclass
+class Finding:
+    """One fact a designer must know: ``alert`` (act on it) or ``note``, with its evidence and interval."""
+
+    level: str
+    title: str
+    evidence: str
+    advice: str = ""
+
+
+def _pct(lo: float, hi: float) -> str:
+    return f"95% CI {lo:.1%} .. {hi:.1%}"
+
+
+#: A card taken at least this often and played in at most this share of takes is flagged.
+CARD_MIN_TAKEN, CARD_MAX_PLAYED = 5, 0.2
+#: Shared-victory (or cap) rates above this are flagged as alerts.
+SHARED_ALERT = 0.2
+#: An example rules file with FirstPlayerHandicap, relative to the project root (works as printed from there).
+FPH_EXAMPLE = "docs/examples/core-4p-fph.toml"
+
+
+def position_name(k: int) -> str:
+    return "the start player (position 0)" if k == 0 else f"position {k}"
+
+
+def seat_findings(name: str, g: Group) -> list[Finding]:
+    """Positions whose win rate's interval excludes parity (1/players), and whether the turn count explains it."""
+    n, parity = g.players, 1.0 / max(g.players, 1)
+    out = []
+    high = [(k, r) for k, r in enumerate(g.seat_wins) if r.n and wilson_interval(r.successes, r.n)[0] > parity]
+    low = [(k, r) for k, r in enumerate(g.seat_wins) if r.n and wilson_interval(r.successes, r.n)[1] < parity]
+    turns = [t / g.games for t in g.turns] if g.games and any(g.turns) else []
+    for k, r in high + low:
+        above = r.value > parity
+        cause, advice = "", ""
+        if turns:
+            extra = turns[k] - min(turns)
+            if above and extra > 0.5:
+                cause = (
+                    f" Cause: the turn count. Position {k} takes {turns[k]:.1f} turns per game, the fewest is "
+                    f"{min(turns):.1f} (the DrawPile's tiles mod {n} leave the turns unequal; Game.turns_left)."
+                )
+                advice = "Try the design option equal_turns (balance-control compare PRESET FILE_WITH_equal_turns)."
+            elif above:
+                cause = f" Every position takes about {turns[k]:.1f} turns: the turn count does not explain it."
+        lo, hi = wilson_interval(r.successes, r.n)
+        out.append(
+            Finding(
+                "alert",
+                f"{name}: {position_name(k)} wins {'more' if above else 'less'} than parity",
+                f"{r.value:.1%} of {r.n} games ({_pct(lo, hi)}) against parity {parity:.1%}.{cause}",
+                advice,
+            )
+        )
+    return out
+
+
+def option_pairs(configs: dict[str, RulesConfig]) -> list[tuple[str, str, list[str]]]:
+    """Pairs of configurations of one player count that differ in two or three rules options at once."""
+    names = list(configs)
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if configs[a].players != configs[b].players:
+                continue
+            diff = varying_options([configs[a], configs[b]])
+            if 2 <= len(diff) <= 3:
+                out.append((a, b, diff))
+    return out
+
+
+def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
+    """The report's opening list, alerts first."""
+    out: list[Finding] = []
+    for name, g in st.by_config.items():
+        out += seat_findings(name, g)
+    for off, on in st.handicap_pairs:
+        g_off, g_on = st.by_config[off], st.by_config[on]
+        r = g_on.seat_wins[0]
+        lo, hi = wilson_interval(r.successes, r.n)
+        parity = 1.0 / g_on.players
+        if hi < parity:
+            was = g_off.seat_wins[0]
+            wlo, whi = wilson_interval(was.successes, was.n)
+            out.append(
+                Finding(
+                    "alert",
+                    f"FirstPlayerHandicap overcorrects ({on} against {off})",
+                    f"The start player wins {r.value:.1%} with it ({_pct(lo, hi)}), {was.value:.1%} without "
+                    f"({_pct(wlo, whi)}); parity {parity:.1%}.",
+                )
+            )
+    for name, g in st.by_config.items():
+        for what, count, hint in (
+            ("shared victories", g.shared, "CORE-01-09-04; the design options tie_break and influence_cap"),
+            ("winners at the Influence cap", g.at_cap, "CORE-01-08-01; the design option influence_cap"),
+        ):
+            if not g.games:
+                continue
+            lo, hi = wilson_interval(count, g.games)
+            level = "alert" if lo > SHARED_ALERT else "note"
+            out.append(
+                Finding(
+                    level,
+                    f"{name}: {count / g.games:.0%} {what}",
+                    f"{count} of {g.games} games ({_pct(lo, hi)}).",
+                    f"See {hint}." if level == "alert" else "",
+                )
+            )
+        if sum(g.produced.values()):
+            produced, spent = sum(g.produced.values()), sum(g.spent.values())
+            per = g.games * g.players
+            out.append(
+                Finding(
+                    "alert" if spent < 0.25 * produced else "note",
+                    f"{name}: players spend {spent / produced:.0%} of the Resources they produce",
+                    f"{produced / per:.1f} produced, {spent / per:.1f} spent, {sum(g.held.values()) / per:.1f} held "
+                    "at the end per player and game (table: Economy).",
+                )
+            )
+    for card in sorted(st.taken):
+        taken, played = st.taken[card], st.played[card]
+        if taken >= CARD_MIN_TAKEN and played <= CARD_MAX_PLAYED * taken:
+            out.append(
+                Finding(
+                    "alert",
+                    f"Measure {card} is taken but {'never' if not played else 'rarely'} played",
+                    f"taken {taken} times, played {played} times.",
+                )
+            )
+    for card in sorted(st.played_win):
+        r = st.played_win[card]
+        parity = st.played_parity[card] / r.n if r.n else 0.0
+        lo, hi = wilson_interval(r.successes, r.n)
+        if r.n and (lo > parity or hi < parity):
+            out.append(
+                Finding(
+                    "alert",
+                    f"Measure {card}: its players win {'more' if lo > parity else 'less'} than parity",
+                    f"{r.value:.1%} of {r.n} plays ({_pct(lo, hi)}) against parity {parity:.1%}.",
+                )
+            )
+    for a, b, diff in option_pairs(st.configs):
+        out.append(
+            Finding(
+                "alert",
+                f"Confounded comparison: {a} and {b} differ in {len(diff)} options at once",
+                f"{', '.join(diff)}: the option table cannot tell which of them made a difference.",
+                "Compare configurations that differ in one option (balance-control compare A B --bots ... --deals N).",
+            )
+        )
+    if cat is not None:
+        never = [r for r in cat.random_fired if r not in st.fired and _checked(r, cat, st)]
+        if never:
+            out.append(
+                Finding(
+                    "note",
+                    f"{len(never)} rules the engine logs never fired in these games",
+                    f"{', '.join(never[:8])}{' ...' if len(never) > 8 else ''} (full lists: Rules fired).",
+                )
+            )
+    return sorted(out, key=lambda f: f.level != "alert")
+
+
+def _checked(rule: str, cat: RuleCatalogue, st: BalanceStats) -> bool:
+    """Whether ``rule`` belongs to a rule text these games play (CORE-01 always, EXP-01 by edition)."""
+    f = cat.rows[rule][0] if rule in cat.rows else ""
+    return (
+        f == "CORE-01.md"
+        or (f == "EXP-01.md" and "standalone" in st.editions)
+        or (f == "EXP-01-v1.3.md" and "v1.3" in st.editions)
+    )
 
 
 # ---------------------------------------------------------------------------- figures
@@ -277,15 +519,12 @@ def figures(st: BalanceStats) -> dict[str, bytes]:
         fig.suptitle("Win rate by turn position, 95% Wilson intervals; dashed: 1/players", fontsize=10, y=1.06)
         out["seat-win-rate.png"] = _figure_png(fig)
 
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.0))
-        for name in names:
-            g = st.by_config[name]
-            axes[0].hist(g.rounds, bins=range(min(g.rounds), max(g.rounds) + 2), alpha=0.6, label=name)
-            axes[1].hist(g.decisions, bins=20, alpha=0.6, label=name)
-        axes[0].set_xlabel("rounds")
-        axes[1].set_xlabel("decisions")
-        axes[0].set_ylabel("games")
-        axes[0].legend(fontsize=8)
+        fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(names)))
+        ax.boxplot([st.by_config[n].decisions for n in names][::-1], orientation="horizontal", widths=0.5)
+        ax.set_yticks(range(1, len(names) + 1))
+        ax.set_yticklabels(names[::-1], fontsize=8)
+        ax.set_xlabel("decisions per game (box: middle half, line: median, whiskers: 1.5 IQR)")
+        ax.grid(axis="x", alpha=0.3)
         fig.suptitle("Game length", fontsize=10)
         out["game-length.png"] = _figure_png(fig)
 
@@ -329,7 +568,11 @@ def figures(st: BalanceStats) -> dict[str, bytes]:
         cis = [wilson_interval(r.successes, r.n) if r.n else (0.0, 0.0) for r in rates]
         err = [[max(0.0, v - lo) for v, (lo, _) in zip(vals, cis)], [max(0.0, hi - v) for v, (_, hi) in zip(vals, cis)]]
         axes[1].barh(list(y), vals, xerr=err, capsize=2, color="#55a868")
-        axes[1].set_xlabel("win rate of the player who played it")
+        axes[1].set_xlabel("win rate of the player who played it (dashed: parity, 1/players)")
+        for i, c in enumerate(cards):
+            if st.played_win[c].n:
+                par = st.played_parity[c] / st.played_win[c].n
+                axes[1].plot([par, par], [i - 0.45, i + 0.45], color="#c44e52", linestyle="--", linewidth=1)
         axes[1].set_xlim(0, 1)
         fig.suptitle("Measure cards (EXP-01), 95% Wilson intervals", fontsize=10)
         out["measures.png"] = _figure_png(fig)
@@ -356,50 +599,98 @@ def _img(png: bytes, alt: str) -> str:
 
 
 STYLE = (
-    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:0.85em}"
+    "body{font-family:sans-serif;max-width:1100px;margin:1.5em auto;padding:0 1em;color:#222;line-height:1.4}"
+    ".scroll{overflow-x:auto}table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:0.85em}"
     "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}th{background:#f0f0f0}"
-    "img{max-width:100%}code{background:#f4f4f4}"
+    "img{max-width:100%}code{background:#f4f4f4;overflow-wrap:anywhere}"
+    "ol.findings{padding-left:1.4em}ol.findings li{margin:0 0 0.7em;padding:0.3em 0.6em;border-left:4px solid #bbb}"
+    "ol.findings li.alert{border-color:#c44e52;background:#fdf2f2}ol.findings li.note{background:#f6f6f6}"
+    ".advice{color:#555;font-style:italic}details{margin:0.4em 0}summary{cursor:pointer;font-weight:bold}"
 )
 
 
-def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | None, sources: Sequence[str]) -> str:
+def render_findings(found: Sequence[Finding]) -> str:
+    e = html.escape
+    if not found:
+        return "<p>Nothing stands out: no seat, card or rate differs significantly from parity.</p>"
+    items = []
+    for f in found:
+        advice = f'<br><span class="advice">{e(f.advice)}</span>' if f.advice else ""
+        items.append(f'<li class="{f.level}"><b>{e(f.title)}</b><br>{e(f.evidence)}{advice}</li>')
+    return f'<ol class="findings">{"".join(items)}</ol>'
+
+
+def economy_rows(st: BalanceStats) -> list[list[str]]:
+    rows = []
+    for name, g in st.by_config.items():
+        per = g.games * g.players
+        for resort in g.produced:
+            made, spent, held = g.produced[resort], g.spent[resort], g.held[resort]
+            share = f"{spent / made:.0%}" if made else "—"
+            rows.append([name, resort, f"{made / per:.1f}", f"{spent / per:.1f}", f"{held / per:.1f}", share])
+    return rows
+
+
+def margin_rows(st: BalanceStats) -> list[list[str]]:
+    rows = []
+    for name, g in st.by_config.items():
+        c = Counter(min(m, 4) for m in g.margins)
+        cells = [f"{c[k]} ({c[k] / g.games:.0%})" for k in range(5)]
+        rows.append([name, f"{statistics.mean(g.margins):.2f}", *cells])
+    return rows
+
+
+def length_rows(st: BalanceStats) -> list[list[str]]:
+    rows = []
+    for name, g in st.by_config.items():
+        r, d = sorted(g.rounds), sorted(g.decisions)
+        q = [d[int(f * (len(d) - 1))] for f in (0.1, 0.5, 0.9)]
+        rows.append([name, f"{r[0]}–{r[-1]} (median {r[len(r) // 2]})", str(d[0]), *map(str, q), str(d[-1])])
+    return rows
+
+
+def _div(table: str) -> str:
+    return f'<div class="scroll">{table}</div>'
+
+
+def render_html(
+    st: BalanceStats,
+    figs: dict[str, bytes],
+    cat: RuleCatalogue | None,
+    sources: Sequence[str],
+    extra: Sequence[str] = (),
+) -> str:
+    """The report's HTML; ``extra``: HTML sections placed after the findings (``compare``'s)."""
     e = html.escape
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>BALANCE // CONTROL balance report</title>",
-        f"<style>{STYLE}</style></head><body>",
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>BALANCE // CONTROL balance report</title><style>{STYLE}</style></head><body>",
         "<h1>BALANCE // CONTROL balance report</h1>",
         f"<p>{len(st.records)} games from {', '.join(e(s) for s in sources)}. Win rates count a victory shared "
-        "by k players as 1/k; intervals are 95% Wilson intervals.</p>",
+        "by k players as 1/k; intervals are 95% Wilson intervals; parity is 1/players.</p>",
+        "<h2>Findings</h2>",
+        render_findings(findings(st, cat)),
+        *extra,
         "<h2>Games per configuration</h2>",
-        _table(["configuration", *GROUP_HEAD], ([n, *g.row()] for n, g in st.by_config.items())),
-    ]
-    parts.append("<h2>Ratings</h2>")
-    if "ratings.png" in figs:
-        parts.append(_img(figs["ratings.png"], "ratings"))
-    for name in st.by_config:
-        recs = [r for r in st.records if r["config"] == name]
-        ratings = st.ratings[name]
-        parts += [f"<h3>{e(name)}</h3>", _markdown_table(leaderboard(ratings))]
-        matrix = pairwise(recs, [r.name for r in ratings]).table()
-        parts += ["<p>Pairwise score, row against column:</p>", _markdown_table(matrix)]
-    parts.append("<h2>Win rate by turn position</h2>")
-    parts.append(
+        _div(_table(["configuration", *GROUP_HEAD], ([n, *g.row()] for n, g in st.by_config.items()))),
+        "<h2>Win rate by turn position</h2>",
         "<p>Position 0 is the start player (the seed draws it, CORE-01-03-03), position k plays k-th in a round. "
-        "The tournament seats every bot of a deal in every seat, so each bot starts equally often.</p>"
-    )
+        "Turns: the mean number of turns each position takes (one tile drawn per turn, CORE-01-04-04).</p>",
+    ]
     if "seat-win-rate.png" in figs:
         parts.append(_img(figs["seat-win-rate.png"], "win rate by turn position"))
     most = max((len(g.seat_wins) for g in st.by_config.values()), default=0)
-    parts.append(
-        _table(
-            ["configuration", *[f"position {s}" for s in range(most)]],
-            (
-                [n, *[r.text() for r in g.seat_wins], *["—"] * (most - len(g.seat_wins))]
-                for n, g in st.by_config.items()
-            ),
-        )
-    )
+
+    def seat_cells(g: Group) -> list[str]:
+        cells = []
+        for k, r in enumerate(g.seat_wins):
+            turns = f"; {g.turns[k] / g.games:.1f} turns" if g.games and any(g.turns) else ""
+            cells.append(r.text() + turns)
+        return cells + ["—"] * (most - len(g.seat_wins))
+
+    head = ["configuration", *[f"position {s}" for s in range(most)]]
+    parts.append(_div(_table(head, ([n, *seat_cells(g)] for n, g in st.by_config.items()))))
     parts.append("<h3>FirstPlayerHandicap (VAR-01-02)</h3>")
     rows = []
     for off, on in st.handicap_pairs:
@@ -410,54 +701,94 @@ def render_html(st: BalanceStats, figs: dict[str, bytes], cat: RuleCatalogue | N
         )
     if rows:
         head = ["without", "with", "bots", "start player's win rate without", "with", "effect"]
-        parts.append(_table(head, rows))
-        parts.append(
-            "<p>The other positions' win rates are in the table above. A mirror tournament (one bot in every seat) "
-            "measures the seats best: with different bots, their strengths add noise.</p>"
-        )
+        parts.append(_div(_table(head, rows)))
     else:
         parts.append(
-            "<p>No two configurations here differ only in FirstPlayerHandicap with the same bots: play one with the "
-            "variant and one without (e.g. <code>--config core-4p --config core-4p-fph.toml</code>) to measure it.</p>"
+            "<p>No two configurations here differ only in FirstPlayerHandicap with the same bots. To measure it, "
+            "from the project's root: <code>balance-control compare core-4p "
+            f"{FPH_EXAMPLE} --bots heuristic --deals 50 --html fph</code>.</p>"
         )
+    parts.append("<h2>Economy</h2>")
+    parts.append(
+        "<p>Resources per player and game, by resort: produced (CORE-01-06-12), spent (held at the start plus "
+        "produced, less held at the end) and held at the end.</p>"
+    )
+    ec = economy_rows(st)
+    if ec:
+        head = ["configuration", "resort", "produced", "spent", "held at the end", "spent / produced"]
+        parts.append(_div(_table(head, ec)))
+    else:
+        parts.append("<p>No game was replayed for its economy.</p>")
     parts += [
-        "<h2>By player count</h2>",
-        _table(["players", *GROUP_HEAD], ([str(p), *g.row()] for p, g in sorted(st.by_players.items()))),
-        "<h2>By variant and rules option</h2>",
+        "<h2>Influence margins</h2>",
+        "<p>The winner's Influence on the Board less the best Influence of a player who did not win "
+        "(0: every player shared the victory).</p>",
+        _div(_table(["configuration", "mean", "0", "1", "2", "3", "4 or more"], margin_rows(st))),
+        "<h2>Game length</h2>",
     ]
-    if st.by_option:
-        rows_by_option = ([o, v, *g.row()] for (o, v), g in sorted(st.by_option.items()))
-        parts.append(_table(["option", "value", *GROUP_HEAD], rows_by_option))
-    else:
-        parts.append("<p>All games use the same rules options.</p>")
+    if "game-length.png" in figs:
+        parts.append(_img(figs["game-length.png"], "game length"))
+    head = ["configuration", "rounds", "decisions: min", "10%", "median", "90%", "max"]
+    parts.append(_div(_table(head, length_rows(st))))
+    parts.append("<h2>Shared victories and the Influence cap</h2>")
+    if "endings.png" in figs:
+        parts.append(_img(figs["endings.png"], "endings"))
+    parts.append(
+        _div(
+            _table(
+                ["configuration", "games", "shared victory (95% CI)", "winner at the Influence cap (95% CI)"],
+                (
+                    [n, str(g.games), Rate(g.shared, g.games).text(), Rate(g.at_cap, g.games).text()]
+                    for n, g in st.by_config.items()
+                ),
+            )
+        )  # fmt: skip
+    )
     parts.append("<h2>Measure cards (EXP-01)</h2>")
     cards = sorted(set(st.taken) | set(st.played))
     if cards:
         if "measures.png" in figs:
             parts.append(_img(figs["measures.png"], "Measure cards"))
+
+        def parity(c: str) -> str:
+            return f"{st.played_parity[c] / st.played[c]:.1%}" if st.played[c] else "—"
+
         parts.append(
-            _table(
-                ["card", "taken", "played", "win rate of the player who played it (95% CI)"],
-                ([c, str(st.taken[c]), str(st.played[c]), st.played_win[c].text()] for c in cards),
+            _div(
+                _table(
+                    ["card", "taken", "played", "win rate of the player who played it (95% CI)", "parity"],
+                    ([c, str(st.taken[c]), str(st.played[c]), st.played_win[c].text(), parity(c)] for c in cards),
+                )
             )
         )
     else:
         parts.append("<p>No Measure was taken in these games (no EXP-01 configuration).</p>")
-    parts.append("<h2>Game length</h2>")
-    if "game-length.png" in figs:
-        parts.append(_img(figs["game-length.png"], "game length"))
-    parts.append("<h2>Shared victories and the Influence cap</h2>")
-    if "endings.png" in figs:
-        parts.append(_img(figs["endings.png"], "endings"))
-    parts.append(
-        _table(
-            ["configuration", "games", "shared victory", "winner at the Influence cap"],
-            (
-                [n, str(g.games), f"{g.shared} ({g.shared / g.games:.1%})", f"{g.at_cap} ({g.at_cap / g.games:.1%})"]
-                for n, g in st.by_config.items()
-            ),  # fmt: skip
-        )
-    )
+    parts.append("<h2>Ratings</h2>")
+    if "ratings.png" in figs:
+        parts.append(_img(figs["ratings.png"], "ratings"))
+    for name in st.by_config:
+        recs = [r for r in st.records if r["config"] == name]
+        ratings = st.ratings[name]
+        matrix = pairwise(recs, [r.name for r in ratings]).table()
+        parts += [f"<h3>{e(name)}</h3>", _div(_markdown_table(leaderboard(ratings)))]
+        parts += ["<p>Pairwise score, row against column:</p>", _div(_markdown_table(matrix))]
+    parts += [
+        "<h2>By player count</h2>",
+        _div(_table(["players", *GROUP_HEAD], ([str(p), *g.row()] for p, g in sorted(st.by_players.items())))),
+        "<h2>By variant and rules option</h2>",
+    ]
+    if st.by_option:
+        confounded = option_pairs(st.configs)
+        if confounded:
+            parts.append(
+                "<p><b>Confounded:</b> "
+                + "; ".join(f"{e(a)} and {e(b)} differ in {e(', '.join(d))}" for a, b, d in confounded)
+                + ". A row below then mixes the effects of those options.</p>"
+            )
+        rows_by_option = ([o, v, *g.row()] for (o, v), g in sorted(st.by_option.items()))
+        parts.append(_div(_table(["option", "value", *GROUP_HEAD], rows_by_option)))
+    else:
+        parts.append("<p>All games use the same rules options.</p>")
     parts += _rules_section(st, cat)
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -479,10 +810,14 @@ def _rules_section(st: BalanceStats, cat: RuleCatalogue | None) -> list[str]:
         f"never appear; rule texts checked: {', '.join(files)}.</p>"
     )
     parts.append(
-        _table(
-            ["rule", "events", "text"],
-            ([r, str(n), known[r][1] if r in known else "(ruling or other)"] for r, n in sorted(st.fired.items())),
+        f"<details><summary>{len(st.fired)} rule IDs fired</summary>"
+        + _div(
+            _table(
+                ["rule", "events", "text"],
+                ([r, str(n), known[r][1] if r in known else "(ruling or other)"] for r, n in sorted(st.fired.items())),
+            )
         )
+        + "</details>"
     )
     if cat is not None:
         for f in files:
@@ -490,20 +825,24 @@ def _rules_section(st: BalanceStats, cat: RuleCatalogue | None) -> list[str]:
             definitions = [r for r in never if cat.rows[r][2]]
             logged = [r for r in never if cat.random_fired.get(r, 0) > 0]
             rest = [r for r in never if not cat.rows[r][2] and r not in logged]
-            parts.append(f"<h3>{e_(f)}: {len(never)} of {len(cat.in_file(f))} rules never fired</h3>")
+            parts.append(
+                f"<details><summary>{e_(f)}: {len(never)} of {len(cat.in_file(f))} rules never fired</summary>"
+            )
             if cat.random_fired:
                 parts.append(
                     f"<p>{len(logged)} of them fired in the random games of rule-coverage.md (the engine logs "
                     "events for them; these games never reached them):</p>"
-                    + _table(
-                        ["rule", "events in rule-coverage.md's random games", "text"],
-                        ([r, str(cat.random_fired[r]), cat.rows[r][1]] for r in logged),
+                    + _div(
+                        _table(
+                            ["rule", "events in rule-coverage.md's random games", "text"],
+                            ([r, str(cat.random_fired[r]), cat.rows[r][1]] for r in logged),
+                        )
                     )
                 )
             why = "fired in none of its random games either (no event cites them)" if cat.random_fired else "are"
             parts.append(
                 f"<p>{len(definitions)} are definitions (no behaviour of their own); the other {len(rest)} {why}:"
-                f"</p><p><code>{', '.join(e_(r) for r in rest) or 'none'}</code></p>"
+                f"</p><p><code>{', '.join(e_(r) for r in rest) or 'none'}</code></p></details>"
             )
     return parts
 
@@ -520,13 +859,16 @@ class Report:
 
 
 def build_report(
-    records: Sequence[dict[str, Any]], sources: Sequence[str] = (), rules_doc: str | Path | None = DEFAULT_RULES_DOC
+    records: Sequence[dict[str, Any]],
+    sources: Sequence[str] = (),
+    rules_doc: str | Path | None = DEFAULT_RULES_DOC,
+    extra: Sequence[str] = (),
 ) -> Report:
-    """The report of ``records`` (pass them by index)."""
+    """The report of ``records`` (pass them by index); ``extra``: HTML sections after the findings."""
     cat = read_rule_catalogue(rules_doc) if rules_doc is not None else None
     st = collect(records, cat)
     figs = figures(st)
-    return Report(render_html(st, figs, cat, sources), figs, st)
+    return Report(render_html(st, figs, cat, sources, extra), figs, st)
 
 
 def write_report(report: Report, out_dir: str | Path) -> Path:
@@ -540,4 +882,4 @@ def write_report(report: Report, out_dir: str | Path) -> Path:
     return path
 
 
-__all__ = ["Report", "build_report", "read_rule_catalogue", "write_report"]
+__all__ = ["Finding", "Report", "build_report", "findings", "game_facts", "read_rule_catalogue", "write_report"]
