@@ -129,6 +129,8 @@ class GameFacts:
     produced: dict[str, int]
     spent: dict[str, int]
     held: dict[str, int]
+    #: The turn position that took the game's last turn.
+    last_turn: int = 0
 
 
 def game_facts(rec: dict[str, Any], config: RulesConfig | None = None) -> GameFacts:
@@ -142,9 +144,11 @@ def game_facts(rec: dict[str, Any], config: RulesConfig | None = None) -> GameFa
         game.apply(game.string_to_action(action))
     draws = [0] * n
     produced = [0] * len(resorts)
+    last = 0
     for e in game.events:
         if e["type"] == "draw":
             draws[e["player"]] += 1
+            last = e["player"]
         elif e["type"] == "produce":
             produced[e["resort"]] += e["share"] * len(e["players"])
     held = [sum(game.resources_of(p)[r] for p in range(n)) for r in range(len(resorts))]
@@ -154,6 +158,7 @@ def game_facts(rec: dict[str, Any], config: RulesConfig | None = None) -> GameFa
         produced=dict(zip(resorts, produced)),
         spent={name: start[r] + produced[r] - held[r] for r, name in enumerate(resorts)},
         held=dict(zip(resorts, held)),
+        last_turn=(last - first) % n,
     )
 
 

@@ -11,6 +11,7 @@ from types import ModuleType
 
 from . import (
     bench,
+    compare,
     expert_iteration,
     legend,
     match,
@@ -34,6 +35,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     rate,
     sprt,
     report,
+    compare,
     bench,
     replay,
     show,
