@@ -272,7 +272,8 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None, econom
     for rec in records:
         config = cache[json.dumps(rec["replay"]["config"], sort_keys=True)]
         cap = config.cap
-        facts = game_facts(rec, config) if economy and "forfeit" not in rec else None
+        replayable = economy and "forfeit" not in rec and "actions" in rec["replay"]
+        facts = game_facts(rec, config) if replayable else None
         st.by_config.setdefault(rec["config"], Group()).add(rec, cap, facts)
         st.by_players.setdefault(config.players, Group()).add(rec, cap)
         st.bots[rec["config"]] = tuple(sorted(set(st.bots.get(rec["config"], ())) | set(rec["seats"])))
@@ -387,8 +388,9 @@ def option_pairs(configs: dict[str, RulesConfig]) -> list[tuple[str, str, list[s
 def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
     """The report's opening list, alerts first."""
     out: list[Finding] = []
+    covered = {on for _, on in st.handicap_pairs}  # their start player's deficit is the FPH finding below
     for name, g in st.by_config.items():
-        out += seat_findings(name, g)
+        out += [f for f in seat_findings(name, g) if not (name in covered and "start player" in f.title)]
     for off, on in st.handicap_pairs:
         g_off, g_on = st.by_config[off], st.by_config[on]
         r = g_on.seat_wins[0]
@@ -405,34 +407,41 @@ def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
                     f"({_pct(wlo, whi)}); parity {parity:.1%}.",
                 )
             )
-    for name, g in st.by_config.items():
-        for what, count, hint in (
-            ("shared victories", g.shared, "CORE-01-09-04; the design options tie_break and influence_cap"),
-            ("winners at the Influence cap", g.at_cap, "CORE-01-08-01; the design option influence_cap"),
-        ):
-            if not g.games:
-                continue
+    for what, attr, hint in (
+        ("Shared victories", "shared", "CORE-01-09-04; the design options tie_break and influence_cap"),
+        ("Winners at the Influence cap", "at_cap", "CORE-01-08-01; the design option influence_cap"),
+    ):
+        parts, alert = [], False
+        for name, g in st.by_config.items():
+            count = getattr(g, attr)
             lo, hi = wilson_interval(count, g.games)
-            level = "alert" if lo > SHARED_ALERT else "note"
-            out.append(
-                Finding(
-                    level,
-                    f"{name}: {count / g.games:.0%} {what}",
-                    f"{count} of {g.games} games ({_pct(lo, hi)}).",
-                    f"See {hint}." if level == "alert" else "",
-                )
-            )
-        if sum(g.produced.values()):
-            produced, spent = sum(g.produced.values()), sum(g.spent.values())
+            alert |= lo > SHARED_ALERT
+            parts.append(f"{name} {count} of {g.games} ({count / g.games:.0%}, {_pct(lo, hi)})")
+        if parts:
+            rates = [getattr(g, attr) / g.games for g in st.by_config.values()]
+            span = f"{min(rates):.0%}" if len(rates) == 1 else f"{min(rates):.0%} to {max(rates):.0%}"
+            level = "alert" if alert else "note"
+            out.append(Finding(level, f"{what}: {span} of the games", "; ".join(parts) + ".", f"See {hint}."))
+    spend = []
+    for name, g in st.by_config.items():
+        produced, spent = sum(g.produced.values()), sum(g.spent.values())
+        if produced:
             per = g.games * g.players
-            out.append(
-                Finding(
-                    "alert" if spent < 0.25 * produced else "note",
-                    f"{name}: players spend {spent / produced:.0%} of the Resources they produce",
-                    f"{produced / per:.1f} produced, {spent / per:.1f} spent, {sum(g.held.values()) / per:.1f} held "
-                    "at the end per player and game (table: Economy).",
-                )
+            spend.append((name, spent / produced, produced / per, spent / per, sum(g.held.values()) / per))
+    if spend:
+        low, high = min(x[1] for x in spend), max(x[1] for x in spend)
+        span = f"{low:.0%}" if len(spend) == 1 else f"{low:.0%} to {high:.0%}"
+        out.append(
+            Finding(
+                "alert" if high < 0.25 else "note",
+                f"Players spend {span} of the Resources they produce",
+                "; ".join(f"{n}: {p:.1f} produced, {s:.1f} spent, {h:.1f} held at the end" for n, _, p, s, h in spend)
+                + " (per player and game; table: Economy).",
+                "Resources pile up unused: costs or conversion rates may be too high for what production gives."
+                if high < 0.25
+                else "",
             )
+        )
     for card in sorted(st.taken):
         taken, played = st.taken[card], st.played[card]
         if taken >= CARD_MIN_TAKEN and played <= CARD_MAX_PLAYED * taken:
@@ -465,13 +474,14 @@ def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
             )
         )
     if cat is not None:
-        never = [r for r in cat.random_fired if r not in st.fired and _checked(r, cat, st)]
+        never = [r for r, k in cat.random_fired.items() if k > 0 and r not in st.fired and _checked(r, cat, st)]
         if never:
             out.append(
                 Finding(
                     "note",
-                    f"{len(never)} rules the engine logs never fired in these games",
+                    f"{len(never)} rules that fire in random games never fired in these games",
                     f"{', '.join(never[:8])}{' ...' if len(never) > 8 else ''} (full lists: Rules fired).",
+                    "A rule that never fires is either unreachable for these bots or a dead rule.",
                 )
             )
     return sorted(out, key=lambda f: f.level != "alert")
@@ -726,8 +736,8 @@ def render_html(
         parts.append("<p>No game was replayed for its economy.</p>")
     parts += [
         "<h2>Influence margins</h2>",
-        "<p>The winner's Influence on the Board less the best Influence of a player who did not win "
-        "(0: every player shared the victory).</p>",
+        "<p>The winner's Influence on the Board less the best Influence of a player who did not win (players "
+        "sharing a victory count as one winner; 0: every player shared it).</p>",
         _div(_table(["configuration", "mean", "0", "1", "2", "3", "4 or more"], margin_rows(st))),
         "<h2>Game length</h2>",
     ]
