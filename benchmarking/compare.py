@@ -15,6 +15,7 @@ the games of one deal share its tiles.
 
 from __future__ import annotations
 
+import html
 import math
 import random
 from collections.abc import Sequence
@@ -154,6 +155,17 @@ class Comparison:
             rows.append(cells)
         return head, rows
 
+    def significant(self) -> list[str]:
+        """The differences whose sign test gives p < 0.05 and whose interval excludes 0, in words."""
+        s, out = self.summary(), []
+        for label, diffs in s["differences"].items():
+            for m, d in diffs.items():
+                lo, hi = d["ci95"]
+                if d["p_sign_test"] < 0.05 and (lo > 0 or hi < 0):
+                    change = _fmt(m, d["difference"], [lo, hi], signed=True)
+                    out.append(f"{label} against {self.labels[0]}: {METRICS[m]} {change}, p={d['p_sign_test']:.3g}")
+        return out
+
     def text(self) -> str:
         head, rows = self.rows()
         lines = [
@@ -164,6 +176,8 @@ class Comparison:
             "|" + "---|" * len(head),
         ]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
+        sig = self.significant()
+        lines.append("Significant differences (p < 0.05, interval excludes 0): " + ("; ".join(sig) or "none"))
         return "\n".join(lines)
 
     def html(self) -> str:
@@ -171,8 +185,11 @@ class Comparison:
         from .report import _div, _table
 
         head, rows = self.rows()
+        found = "".join(f'<li class="alert">{html.escape(x)}</li>' for x in self.significant())
         return (
             "<h2>Paired comparison</h2>"
+            "<p>Significant differences (sign test p &lt; 0.05, interval excludes 0):</p>"
+            f'<ol class="findings">{found or "<li class=note>none</li>"}</ol>'
             f"<p>{self.deals} deals, each played by every configuration in all {len(self.bots)} seat rotations "
             f"with the bots {', '.join(self.bots)} (seed {self.seed}). Each cell: the mean (95% bootstrap "
             f"interval over deals); against {self.labels[0]}: the paired difference (95% interval) and the "

@@ -490,6 +490,13 @@ def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
 def _checked(rule: str, cat: RuleCatalogue, st: BalanceStats) -> bool:
     """Whether ``rule`` belongs to a rule text these games play (CORE-01 always, EXP-01 by edition)."""
     f = cat.rows[rule][0] if rule in cat.rows else ""
+    configs = st.configs.values()
+    if rule.startswith("ADD56") and not any(c.addon56 for c in configs):
+        return False
+    if rule.startswith("VAR-01-01") and not any(c.tile_recycling for c in configs):
+        return False
+    if rule.startswith("VAR-01-02") and not any(c.first_player_handicap for c in configs):
+        return False
     return (
         f == "CORE-01.md"
         or (f == "EXP-01.md" and "standalone" in st.editions)
