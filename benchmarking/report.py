@@ -254,9 +254,8 @@ class BalanceStats:
 def varying_options(configs: Iterable[RulesConfig]) -> list[str]:
     """The rules options whose value differs between ``configs`` (``name`` excluded)."""
     dicts = [c.to_dict() for c in configs]
-    if not dicts:
-        return []
-    return [k for k in dicts[0] if k != "name" and len({json.dumps(d[k], sort_keys=True) for d in dicts}) > 1]
+    keys = list(dict.fromkeys(k for d in dicts for k in d))  # to_dict leaves out design options at their default
+    return [k for k in keys if k != "name" and len({json.dumps(d.get(k), sort_keys=True) for d in dicts}) > 1]
 
 
 def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None, economy: bool = True) -> BalanceStats:
@@ -279,7 +278,9 @@ def collect(records: Sequence[dict[str, Any]], cat: RuleCatalogue | None, econom
         st.bots[rec["config"]] = tuple(sorted(set(st.bots.get(rec["config"], ())) | set(rec["seats"])))
         values = config.to_dict()
         for opt in options:
-            st.by_option.setdefault((opt, json.dumps(values[opt])), Group()).add(rec, cap)
+            st.by_option.setdefault((opt, json.dumps(values.get(opt, getattr(config, opt, None)))), Group()).add(
+                rec, cap
+            )
         k = len(rec["winners"])
         for kind, player, card in rec["measures"]:
             if kind == "take-measure":

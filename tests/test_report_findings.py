@@ -82,6 +82,11 @@ def test_a_comparison_of_two_options_at_once_is_flagged_as_confounded():
     t = titles(recs)
     assert "Confounded comparison: core-4p and both differ in 2 options at once" in t
     assert not [x for x in t if "core-4p and one" in x]  # one option apart: a clean comparison
+    # The design options are left out of to_dict() at their default: they still count as options.
+    equal = core4.replace(equal_turns=True, tie_break="resources", name="equal")
+    st = collect([record(c, [0]) for c in (core4, equal)], None, economy=False)
+    assert ("equal_turns", "true") in st.by_option and ("equal_turns", "false") in st.by_option
+    assert "Confounded comparison: core-4p and equal differ in 2 options at once" in titles(st.records)
 
 
 def test_first_player_handicap_overcorrection():
