@@ -158,8 +158,15 @@ class Comparison:
     def significant(self) -> list[str]:
         """The differences whose sign test gives p < 0.05 and whose interval excludes 0, in words."""
         s, out = self.summary(), []
+        base = self.per_deal[self.labels[0]]
         for label, diffs in s["differences"].items():
+            same = (
+                base["last_turn"] == base["start"]
+                and self.per_deal[label]["last_turn"] == self.per_deal[label]["start"]
+            )
             for m, d in diffs.items():
+                if m == "last_turn" and same:
+                    continue  # the start player takes the last turn in both: told once
                 lo, hi = d["ci95"]
                 if d["p_sign_test"] < 0.05 and (lo > 0 or hi < 0):
                     change = _fmt(m, d["difference"], [lo, hi], signed=True)

@@ -359,7 +359,10 @@ def seat_findings(name: str, g: Group) -> list[Finding]:
                 )
                 advice = "Try the design option equal_turns (balance-control compare PRESET FILE_WITH_equal_turns)."
             elif above:
-                cause = f" Every position takes about {turns[k]:.1f} turns: the turn count does not explain it."
+                cause = (
+                    f" Position {k} takes {turns[k]:.1f} turns per game, the most is {max(turns):.1f}: the turn "
+                    "count does not explain it."
+                )
         lo, hi = wilson_interval(r.successes, r.n)
         out.append(
             Finding(
@@ -373,16 +376,17 @@ def seat_findings(name: str, g: Group) -> list[Finding]:
 
 
 def option_pairs(configs: dict[str, RulesConfig]) -> list[tuple[str, str, list[str]]]:
-    """Pairs of configurations of one player count that differ in two or three rules options at once."""
+    """Pairs of configurations of one player count that differ in two or three rules options at once, with no
+    configuration between them (one option away from each: then each is compared with it, one option apart)."""
     names = list(configs)
+    diff = {(a, b): varying_options([configs[a], configs[b]]) for a in names for b in names}
     out = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            if configs[a].players != configs[b].players:
+            if configs[a].players != configs[b].players or not 2 <= len(diff[a, b]) <= 3:
                 continue
-            diff = varying_options([configs[a], configs[b]])
-            if 2 <= len(diff) <= 3:
-                out.append((a, b, diff))
+            if not any(len(diff[a, c]) == 1 and len(diff[c, b]) == 1 for c in names):
+                out.append((a, b, diff[a, b]))
     return out
 
 
@@ -420,7 +424,7 @@ def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
             parts.append(f"{name} {count} of {g.games} ({count / g.games:.0%}, {_pct(lo, hi)})")
         if parts:
             rates = [getattr(g, attr) / g.games for g in st.by_config.values()]
-            span = f"{min(rates):.0%}" if len(rates) == 1 else f"{min(rates):.0%} to {max(rates):.0%}"
+            span = f"{min(rates):.0%}" if min(rates) == max(rates) else f"{min(rates):.0%} to {max(rates):.0%}"
             level = "alert" if alert else "note"
             out.append(Finding(level, f"{what}: {span} of the games", "; ".join(parts) + ".", f"See {hint}."))
     spend = []
@@ -431,7 +435,7 @@ def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
             spend.append((name, spent / produced, produced / per, spent / per, sum(g.held.values()) / per))
     if spend:
         low, high = min(x[1] for x in spend), max(x[1] for x in spend)
-        span = f"{low:.0%}" if len(spend) == 1 else f"{low:.0%} to {high:.0%}"
+        span = f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%} to {high:.0%}"
         out.append(
             Finding(
                 "alert" if high < 0.25 else "note",
