@@ -336,6 +336,20 @@ SHARED_ALERT = 0.2
 FPH_EXAMPLE = "docs/examples/core-4p-fph.toml"
 
 
+def equal_turns_advice(players: int) -> str:
+    """How to measure the design option equal_turns, as a command that works from the project's root."""
+    example = f"docs/examples/core-{players}p-equal-turns.toml"
+    if (DEFAULT_RULES_DOC.parents[1] / example).is_file():
+        return (
+            f"Measure the design option equal_turns, from the project's root: balance-control compare "
+            f"core-{players}p {example} --bots expert --deals 50."
+        )
+    return (
+        f"Measure the design option equal_turns: a rules file with players = {players} and equal_turns = true, "
+        f"then balance-control compare core-{players}p FILE --bots expert --deals 50."
+    )
+
+
 def position_name(k: int) -> str:
     return "the start player (position 0)" if k == 0 else f"position {k}"
 
@@ -357,7 +371,7 @@ def seat_findings(name: str, g: Group) -> list[Finding]:
                     f" Cause: the turn count. Position {k} takes {turns[k]:.1f} turns per game, the fewest is "
                     f"{min(turns):.1f} (the DrawPile's tiles mod {n} leave the turns unequal; Game.turns_left)."
                 )
-                advice = "Try the design option equal_turns (balance-control compare PRESET FILE_WITH_equal_turns)."
+                advice = equal_turns_advice(n)
             elif above:
                 cause = (
                     f" Position {k} takes {turns[k]:.1f} turns per game, the most is {max(turns):.1f}: the turn "
