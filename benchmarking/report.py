@@ -354,7 +354,7 @@ def position_name(k: int) -> str:
     return "the start player (position 0)" if k == 0 else f"position {k}"
 
 
-def seat_findings(name: str, g: Group) -> list[Finding]:
+def seat_findings(name: str, g: Group, config: RulesConfig | None = None) -> list[Finding]:
     """Positions whose win rate's interval excludes parity (1/players), and whether the turn count explains it."""
     n, parity = g.players, 1.0 / max(g.players, 1)
     out = []
@@ -377,6 +377,8 @@ def seat_findings(name: str, g: Group) -> list[Finding]:
                     f" Position {k} takes {turns[k]:.1f} turns per game, the most is {max(turns):.1f}: the turn "
                     "count does not explain it."
                 )
+        if config is not None and config.first_player_handicap:
+            cause += " FirstPlayerHandicap (VAR-01-02) is on: it takes Starting Influence from the start player."
         lo, hi = wilson_interval(r.successes, r.n)
         out.append(
             Finding(
@@ -409,7 +411,11 @@ def findings(st: BalanceStats, cat: RuleCatalogue | None) -> list[Finding]:
     out: list[Finding] = []
     covered = {on for _, on in st.handicap_pairs}  # their start player's deficit is the FPH finding below
     for name, g in st.by_config.items():
-        out += [f for f in seat_findings(name, g) if not (name in covered and "start player" in f.title)]
+        out += [
+            f
+            for f in seat_findings(name, g, st.configs.get(name))
+            if not (name in covered and "start player" in f.title)
+        ]
     for off, on in st.handicap_pairs:
         g_off, g_on = st.by_config[off], st.by_config[on]
         r = g_on.seat_wins[0]

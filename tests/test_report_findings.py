@@ -102,6 +102,10 @@ def test_first_player_handicap_overcorrection():
     t = titles(recs)
     assert "FirstPlayerHandicap overcorrects (fph against core-2p)" in t
     assert "fph: the start player (position 0) wins less than parity" not in t  # told once, by the FPH finding
+    second = next(
+        f for f in findings(collect(recs, None, economy=False), None) if f.title.startswith("fph: position 1")
+    )
+    assert "FirstPlayerHandicap (VAR-01-02) is on" in second.evidence
 
 
 @pytest.fixture(scope="module")
