@@ -37,6 +37,7 @@ Examples:
   balance-control match --config core-2p --bots heuristic,random --games 100
   balance-control tournament --bots random,heuristic,expert --config core-4p --games 200 --log t.jsonl
   balance-control rate t.jsonl | report t.jsonl --out report | sprt --a expert --b heuristic --elo1 30
+  balance-control compare core-2p docs/examples/core-2p-equal-turns.toml --bots expert --deals 50   # rule variants
   balance-control serve --http --port 0                                # the browser page; prints its URL
   balance-control legend                                               # what the board codes mean
 
