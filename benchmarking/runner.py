@@ -16,7 +16,9 @@ played here, by one loop, with one seeding scheme, one seat permutation and one 
 * **Matches** (:func:`match_schedule`, :func:`play_match`): game ``i`` uses engine seed ``seed + i``; with
   rotated seats entrant ``e`` sits in seat ``(e + i) % players`` (fixed seats: seat ``e``) and its bot is
   seeded ``bot_seed(seed, i, e)``. :class:`MatchResult` has per entrant the fractional wins (a victory shared
-  by ``k`` counts ``1/k``, CORE-01-09-04), Wilson intervals, mean Influence and decision latency.
+  by ``k`` counts ``1/k``, CORE-01-09-04), Wilson intervals, mean Influence and decision latency. Paired
+  deals (``paired=True``): game ``i`` on engine seed ``seed + i // n``, each deal in every seat rotation
+  (:mod:`benchmarking.paired` summarizes them).
 * **Match files** (:func:`play_match_file`): the games of a match as JSON lines, one per game, resumable
   (tools/match_games.py).
 * **Logs** (:func:`open_log_for_append`): every JSON-lines file this package appends to is opened here, so a

@@ -107,5 +107,8 @@ def test_tournament_paired_prints_the_paired_evaluation(capsys, tmp_path):
     argv = ["tournament", "--bots", "random,heuristic", "--games", "4", "--seed", "2", "--log", str(log)]
     assert main([*argv, "--workers", "1", "--paired"]) == 0
     out = capsys.readouterr().out
-    assert "## core-2p: paired deals" in out and "random vs heuristic: 2 pairs" in out
+    assert "## core-2p [t.jsonl]: paired deals" in out and "random vs heuristic: 2 pairs" in out
     assert "conversion from the last-turn seat" in out
+    assert main(["rate", str(log), "--paired"]) == 0  # the same tables from the log
+    head = "## core-2p [t.jsonl]: paired deals"
+    assert capsys.readouterr().out.split(head)[1] == out.split(head)[1]

@@ -104,3 +104,14 @@ def test_the_front_ends_reproduce_the_recorded_results(tmp_path: Path, capsys: A
         assert len(got[kind]) == len(want[kind])
         for g, w in zip(got[kind], want[kind]):
             assert g == w, f"{kind} {w.get('argv', w.get('args'))} differs from the recorded run"
+
+
+def test_a_match_in_two_worker_processes_gives_the_recorded_results(tmp_path: Path, capsys: Any) -> None:
+    want = json.loads(FIXTURE.read_text(encoding="utf-8"))["match"][0]
+    replays = tmp_path / "m.jsonl"
+    argv = ["match", *want["argv"], "--json", "--save-replay", str(replays), "--workers", "2"]
+    table = json.loads(_cli(argv, capsys))
+    for row in table["entrants"]:
+        for key in TIMING:
+            row.pop(key)
+    assert table == want["json"] and _log_lines(replays) == want["replays"]

@@ -161,5 +161,5 @@ def print_paired(log: Any) -> None:
     from benchmarking.paired import log_games, summarize
 
     for name, games in log_games(log).items():
-        print(f"\n## {name}: paired deals\n")
+        print(f"\n## {name} [{log.path.name}]: paired deals\n")
         print(summarize(games, log.spec.bots).table())
