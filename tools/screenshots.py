@@ -5,9 +5,10 @@ game from it (*Continue a game log*: the page's bot plays the other seats up to 
 whole turn is marked on the board and the legal cells are lit), and photographs the page at 390 px (a phone; the
 whole page), 1024 px and 1600 px wide: ``docs/img/page-<preset>-<width>.png``. The positions:
 
-* core-2p: ``ppo-core-2p`` against itself, seed 3, 60 actions (then up to the end of seat 0's turn);
-* exp01-4p: a seeded random player that prefers Measures (so that cards are in hands and an effect is on a tile),
-  seed 3, 91 actions; the page's bot is ``heuristic``;
+* core-2p: a seeded random player, seed 3, 60 actions (then up to the end of seat 0's turn); the page's bot is
+  ``ppo-core-2p``;
+* exp01-4p: the same player, which prefers Measures where there are any (so that cards are in hands and an effect
+  is on a tile), seed 3, 91 actions; the page's bot is ``heuristic``;
 * all-6p: the same player, seed 0, 162 actions, then, because the bots hardly ever place Regulations and no card
   places CountdownMarkers (RULINGS R37), three Regulations and two CountdownMarkers are added to the state
   (placed by the rules' own ``attach`` checks: each type only where it may go); the page's bot is ``heuristic``.
@@ -24,6 +25,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +54,6 @@ def measure_player(game: Any, rng: random.Random) -> int:
 
 def build(name: str) -> dict[str, Any]:
     """The document the page continues: a game log (replay) or, for all-6p, a JSON state."""
-    import policies
     from bc_env.rules import Game
     from bc_env.rules.replay import record
 
@@ -60,11 +61,10 @@ def build(name: str) -> dict[str, Any]:
     game = Game.new(preset, seed)
     actions: list[int] = []
     rng = random.Random(seed)
-    bot = policies.load("ppo-core-2p") if name == "core-2p" else None
 
     def step() -> None:
-        a = bot.act(game) if bot is not None else measure_player(game, rng)
-        actions.append(int(a))
+        a = measure_player(game, rng)
+        actions.append(a)
         game.apply(a)
 
     for _ in range(n):
@@ -106,8 +106,9 @@ def add_regulations_and_countdown(game: Any) -> dict[str, Any]:
 
 
 def take(page: Any, url: str, out: Path, names: tuple[str, ...] = tuple(POSITIONS), widths: tuple[int, ...] = WIDTHS,
-         tmp: Path | None = None) -> list[Path]:  # fmt: skip
-    """Photograph the page at each width for each position; return the files written."""
+         tmp: Path | None = None, check: Callable[[Any, str, int], None] | None = None) -> list[Path]:  # fmt: skip
+    """Photograph the page at each width for each position (``check(page, name, width)`` first, if given); return
+    the files written."""
     out.mkdir(parents=True, exist_ok=True)
     tmp = tmp or out
     written = []
@@ -128,6 +129,8 @@ def take(page: Any, url: str, out: Path, names: tuple[str, ...] = tuple(POSITION
         for width in widths:
             page.set_viewport_size({"width": width, "height": HEIGHTS.get(width, 900)})
             page.evaluate("() => window.scrollTo(0, 0)")
+            if check is not None:
+                check(page, name, width)
             path = out / f"page-{name}-{width}.png"
             page.screenshot(path=str(path), full_page=width < 700)
             written.append(path)

@@ -5,11 +5,12 @@
 with ``format: "svg"``). Both show what the text renderer (``bc_env/rules/render.py``) shows, with the colours of
 the picture renderer:
 
-* the tiles on the Board (the part of the table in use, plus one ring), filled by type (ResortTiles in their
-  resort's colour, brighter for a higher printed value, the Start Committee gold, Committees purple, Grassroots
-  brown, Lobbyists grey, Hotspots red, a resolved Hotspot dark red with a faint X, the expansions' special tiles
-  in their own colours), each with its code (``D3``: DOM, printed value 3) in black or white, whichever reads
-  better on the tile's colour, and, as a tooltip, its name, Influence and controller;
+* the tiles on the Board (the part of the table in use: the tiles and the cells beside them), filled by type
+  (ResortTiles in their resort's colour, brighter for a higher printed value, the Start Committee gold,
+  Committees purple, Grassroots brown, Lobbyists grey, Hotspots red, a resolved Hotspot dark red with a faint X,
+  the expansions' special tiles in their own colours), each with its code (``D3``: DOM, printed value 3) in
+  black or white, whichever reads better on the tile's colour, and, as a tooltip, its name, Influence and
+  controller;
 * Influence: one badge per seat with Influence on the tile, in the seat's colour, with the count in it; the
   controller of a tile as a thick outline in its colour;
 * EXP-02 Regulations as a dark red label under the code (``C2 B1``: two Control, one Blockade; the tooltip
@@ -81,7 +82,7 @@ def _tile_fill(spec) -> str:  # type: ignore[no-untyped-def]
 
 
 class _Layout:
-    """Cell centres and outlines for the square or hex table, cropped to the cells in use plus one ring."""
+    """Cell centres and outlines for the square or hex table, cropped to the tiles and the cells beside them."""
 
     def __init__(self, game: Game, top: float = 0.0) -> None:
         topo = game.topo
@@ -90,8 +91,8 @@ class _Layout:
         used = game.board + game.frontier
         xs = [c % size for c in used]
         ys = [c // size for c in used]
-        self.x0, self.x1 = max(min(xs) - 1, 0), min(max(xs) + 1, size - 1)
-        self.y0, self.y1 = max(min(ys) - 1, 0), min(max(ys) + 1, size - 1)
+        self.x0, self.x1 = min(xs), max(xs)
+        self.y0, self.y1 = min(ys), max(ys)
         self.cells = [
             y * size + x
             for y in range(self.y0, self.y1 + 1)
@@ -254,10 +255,12 @@ def _tile(game: Game, lay: _Layout, c: int, effects: list[dict]) -> str:  # type
         if e.get("data", {}).get("cell") == c:
             colour = _hex(PLAYER_COLOURS[int(e.get("owner", 0)) % 6])
             parts.append(
-                f'<rect class="effect" x="{right - 10:.1f}" y="{top - 1:.1f}" width="10" height="14" rx="1.5" '
-                f'fill="{colour}" stroke="#000" stroke-width="1.2"><title>{escape(str(e.get("id")))}</title></rect>'
+                f'<rect class="effect" x="{right - 12:.1f}" y="{top - 2:.1f}" width="12" height="16" rx="2" '
+                f'fill="{colour}" stroke="#000" stroke-width="1.5"><title>{escape(str(e.get("id")))}</title></rect>'
+                f'<path d="M{right - 9:.1f},{top + 3:.1f}h6M{right - 9:.1f},{top + 7:.1f}h6M{right - 9:.1f},'
+                f'{top + 11:.1f}h4" stroke="#000" stroke-width="1.3"/>'
             )
-            right -= 13
+            right -= 15
     if markers:
         parts.append(
             f'<g class="countdown"><circle cx="{right - 7:.1f}" cy="{top + 6:.1f}" r="8" fill="#111" '

@@ -34,7 +34,7 @@ const play = {
   selected: null, // the cell whose actions are shown
   overShown: false,
 };
-const rep = { doc: null, step: 0, view: null };
+const rep = { doc: null, step: 0, want: 0, seq: 0, view: null }; // want: the step asked for last (keys repeat)
 let cards = {}; // key -> {name, deck, text} of the game shown
 
 async function api(cmd, body) {
@@ -93,6 +93,7 @@ function showView(v, opts) {
 function fitBoard() {
   const svg = $("board").querySelector("svg");
   if (!svg) return;
+  svg.setAttribute("preserveAspectRatio", "xMidYMin meet");
   const narrow = window.matchMedia("(max-width: 760px)").matches;
   const zoom = narrow && !document.body.classList.contains("board-fit");
   const cols = svg.viewBox.baseVal.width / 60;
@@ -235,17 +236,19 @@ function drawTable(v) {
   }
 }
 
-/** Mark the cells of the given moves on the board: numbered in order, the last one black. */
+/** Mark the cells of the given moves on the board: numbered in order, the latest one on the board black. */
 function markMoves(marks) {
   const svg = $("board").querySelector("svg");
   if (!svg) return;
   const perCell = {};
+  const withCell = marks.map((m, i) => (cellOf(m) ? i : -1)).filter((i) => i >= 0);
+  const lastOnBoard = withCell.length ? withCell[withCell.length - 1] : -1;
   marks.forEach((m, i) => {
     const cell = cellOf(m);
     if (!cell) return;
     const g = svg.querySelector(`[data-cell="${cell}"]`);
     if (!g) return;
-    const last = i === marks.length - 1;
+    const last = i === lastOnBoard; // the latest move on the board (pay / gain / pass are not on a cell)
     g.classList.add("turn");
     if (last) g.classList.add("last");
     const box = g.querySelector("polygon").getBBox();
@@ -305,6 +308,7 @@ async function newGame() {
     if (play.seat >= reply.game.num_players) throw new Error(`seat ${play.seat}: this game has ${reply.game.num_players} seats (0-${reply.game.num_players - 1})`);
     play.state = reply.state;
     play.config = reply.state.config;
+    document.body.dataset.playing = "1";
     $("save").disabled = false;
     await botTurns(reply.game);
   } catch (err) {
@@ -381,7 +385,10 @@ async function showPlay() {
     setStatus(`Game over: ${resultText(g, play.seat)}.`, "over");
     if (!play.overShown) showGameOver(v);
   } else {
-    setStatus(`Your turn (P${play.seat}): ${PHASES[g.phase] || g.phase.replaceAll(/[_-]/g, " ")}`, "human");
+    const what = g.phase === "place_tile" && v.tile_in_hand
+      ? `place the drawn tile, ${v.tile_in_hand.name} (${v.tile_in_hand.code}), on a white cell`
+      : PHASES[g.phase] || g.phase.replaceAll(/[_-]/g, " ");
+    setStatus(`Your turn (P${play.seat}): ${what}`, "human");
   }
   document.body.dataset.phase = g.phase;
   markLegalCells();
@@ -549,6 +556,7 @@ async function continueLog(file) {
     }
     if (pos.state.config.name && [...$("preset").options].some((o) => o.value === pos.state.config.name)) $("preset").value = pos.state.config.name;
     $("save").disabled = fromState;
+    document.body.dataset.playing = "1";
     await botTurns(pos.game);
   } catch (err) {
     setStatus(`game log: ${err.message}`, "error");
@@ -580,7 +588,10 @@ async function showStep(k) {
   if (!rep.doc) return;
   const n = rep.doc.actions.length;
   k = Math.max(0, Math.min(n, Number(k) || 0));
+  rep.want = k;
+  const seq = ++rep.seq;
   const v = await api("view", { config: rep.doc.config, seed: rep.doc.seed, actions: rep.doc.actions.slice(0, k) });
+  if (seq !== rep.seq) return; // a later step was asked for meanwhile
   rep.step = k;
   rep.view = v;
   showView(v, { marks: k ? [rep.doc.actions[k - 1]] : [] });
@@ -662,8 +673,8 @@ function clickAnywhere(event) {
 
 function keys(event) {
   if (document.body.dataset.tab !== "replay" || !rep.doc || event.target.closest("input, select")) return;
-  if (event.key === "ArrowRight") showStep(rep.step + 1);
-  else if (event.key === "ArrowLeft") showStep(rep.step - 1);
+  if (event.key === "ArrowRight") showStep(rep.want + 1);
+  else if (event.key === "ArrowLeft") showStep(rep.want - 1);
   else if (event.key === "Home") showStep(0);
   else if (event.key === "End") showStep(rep.doc.actions.length);
 }
@@ -684,14 +695,15 @@ async function init() {
   $("load-file").addEventListener("change", (e) => e.target.files[0] && continueLog(e.target.files[0]));
   $("replay-file").addEventListener("change", (e) => e.target.files[0] && loadReplay(e.target.files[0]));
   $("first").addEventListener("click", () => showStep(0));
-  $("prev").addEventListener("click", () => showStep(rep.step - 1));
-  $("next").addEventListener("click", () => showStep(rep.step + 1));
+  $("prev").addEventListener("click", () => showStep(rep.want - 1));
+  $("next").addEventListener("click", () => showStep(rep.want + 1));
   $("last").addEventListener("click", () => showStep(rep.doc ? rep.doc.actions.length : 0));
   $("goto-form").addEventListener("submit", (e) => { e.preventDefault(); showStep($("goto").value); });
   $("tab-play").addEventListener("click", () => showTab("play"));
   $("tab-replay").addEventListener("click", () => showTab("replay"));
   document.addEventListener("click", clickAnywhere);
   document.addEventListener("keydown", keys);
+  $("settings").addEventListener("click", () => document.body.classList.toggle("settings"));
   $("zoom").addEventListener("click", () => { document.body.classList.toggle("board-fit"); fitBoard(); });
   window.addEventListener("resize", fitBoard);
   document.body.dataset.ready = "1";
