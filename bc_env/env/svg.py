@@ -99,6 +99,10 @@ class _Layout:
             for x in range(self.x0, self.x1 + 1)
             if topo.on_table[y * size + x]
         ]
+        if self.hex:  # the rows and columns of axial cells make a slanted band: keep what lies over the used cells
+            lo = min(self._raw_centre(c)[0] for c in used) - 1
+            hi = max(self._raw_centre(c)[0] for c in used) + 1
+            self.cells = [c for c in self.cells if lo <= self._raw_centre(c)[0] <= hi]
         centres = {c: self._raw_centre(c) for c in self.cells}
         pad = CELL * 0.55
         minx = min(p[0] for p in centres.values()) - pad

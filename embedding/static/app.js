@@ -257,8 +257,9 @@ function markMoves(marks) {
     const mark = document.createElementNS(SVG_NS, "g");
     mark.setAttribute("class", last ? "mark last" : "mark");
     mark.dataset.cell = cell;
-    const cx = box.x + box.width - 4 - k * 19;
-    const cy = box.y + box.height - 4;
+    const hex = g.querySelector("polygon").points.numberOfItems === 6; // inside a hexagon, by its right edge
+    const cx = box.x + box.width - (hex ? 12 : 4) - k * 19;
+    const cy = hex ? box.y + box.height * 0.36 : box.y + box.height - 4;
     const c = document.createElementNS(SVG_NS, "circle");
     c.setAttribute("cx", String(cx));
     c.setAttribute("cy", String(cy));
@@ -380,6 +381,7 @@ async function showPlay() {
   showView(v, { mine: play.seat, bot: play.bot, marks });
   const start = play.actions.length - marks.length;
   $("last-move").textContent = marks.length ? "Last: " + movesText(marks, start) : "";
+  $("last-move").title = $("last-move").textContent; // the whole list where two lines cut it
   const g = v.game;
   if (g.terminal) {
     setStatus(`Game over: ${resultText(g, play.seat)}.`, "over");
