@@ -221,6 +221,8 @@ def test_measure_cards_show_names_and_texts(page, tmp_path):
     assert box["x"] >= 0 and box["x"] + box["width"] <= view["width"]
     page.click("#status")
     assert not tip.is_visible()
+    # The move list names the cards too (take / play / target of a Measure).
+    assert page.locator("#log [data-raw]").count() and "EXP-01-M" not in page.inner_text("#log")
     # The open-cards lines are not cut off: every chip lies inside its panel.
     inside = page.evaluate(
         "() => [...document.querySelectorAll('#table .card')].every(c => { const r = c.getBoundingClientRect(), "

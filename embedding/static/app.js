@@ -81,6 +81,7 @@ function seatName(p, mine) {
 /** Show a view: the board, the seats, the table (cards, effects, Regulations, Countdown). */
 function showView(v, opts) {
   cards = v.cards || {};
+  relabelLog();
   $("board").innerHTML = v.svg;
   drawSeats(v, opts);
   drawTable(v);
@@ -273,22 +274,27 @@ function markMoves(marks) {
   });
 }
 
-/** One line of the move list: its number (once), then the text; in a replay a button that jumps there. */
+/** One line of the move list: its number (once), then the text; in a replay a button that jumps there. A text
+ * with a Measure card key keeps it in data-raw and shows the card's name (relabelled once the cards are known). */
 function addLog(text, index, onClick) {
   const li = el("li");
   const n = $("log").children.length + 1;
   li.append(el("span", "n", `${n}.`));
+  const t = onClick ? el("button", "t", actionLabel(text)) : el("span", "t", actionLabel(text));
+  if (CARD_KEY.test(text)) t.dataset.raw = text;
+  CARD_KEY.lastIndex = 0;
   if (onClick) {
-    const b = el("button", "", text);
-    b.type = "button";
-    b.addEventListener("click", () => onClick(index));
-    li.append(b);
-  } else {
-    li.append(el("span", "t", text));
+    t.type = "button";
+    t.addEventListener("click", () => onClick(index));
   }
+  li.append(t);
   $("log").append(li);
   const log = $("log");
   log.scrollTop = log.scrollHeight;
+}
+
+function relabelLog() {
+  for (const t of $("log").querySelectorAll("[data-raw]")) t.textContent = actionLabel(t.dataset.raw);
 }
 
 // --- play ------------------------------------------------------------------------------------------------
@@ -332,7 +338,7 @@ function resetPlay() {
 /** Let the bot play every seat but the person's until it is the person's turn or the game is over. */
 async function botTurns(game) {
   while (!game.terminal && game.player !== play.seat) {
-    setStatus(`P${game.player} (${play.bot}) is thinking…`, "thinking");
+    setStatus(`P${game.player} (${play.bot}) is thinking… (move ${play.actions.length + 1})`, "thinking");
     const player = game.player;
     const reply = await api("go", { state: play.state, bot: play.bot, bot_seed: play.seed, movetime_ms: 10000, apply: true });
     record(player, reply.action.string);
