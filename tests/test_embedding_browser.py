@@ -196,6 +196,10 @@ def test_play_lights_legal_cells_marks_moves_and_ends_with_a_rematch(page, tmp_p
     assert winners == final.winners() and page.locator("#gameover-result").inner_text().startswith(
         " and ".join(f"P{p}" for p in final.winners())
     )
+    page.click("#gameover-close")
+    assert not page.locator("#gameover").is_visible()
+    page.click("#show-result")  # the panel again
+    assert page.locator("#gameover").is_visible()
     # Rematch: the next seed, a fresh game, the panel gone.
     page.click("#rematch")
     page.wait_for_function("() => document.body.dataset.status === 'human' && Number(document.body.dataset.shown) < 20")

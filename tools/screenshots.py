@@ -128,6 +128,8 @@ def take(page: Any, url: str, out: Path, names: tuple[str, ...] = tuple(POSITION
             raise RuntimeError(f"{name}: {page.inner_text('#status')}")
         for width in widths:
             page.set_viewport_size({"width": width, "height": HEIGHTS.get(width, 900)})
+            # the page's resize handler (the board's zoom on a phone) has run once two frames have passed
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             page.evaluate("() => window.scrollTo(0, 0)")
             if check is not None:
                 check(page, name, width)

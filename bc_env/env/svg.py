@@ -14,7 +14,7 @@ the picture renderer:
 * Influence: one badge per seat with Influence on the tile, in the seat's colour, with the count in it; the
   controller of a tile as a thick outline in its colour;
 * EXP-02 Regulations as a dark red label under the code (``C2 B1``: two Control, one Blockade; the tooltip
-  names them); EXP-03 CountdownMarkers as a black disc with their number on the Transformationsdruck, and a
+  names them); EXP-03 CountdownMarkers as an amber hourglass with their number on the Transformationsdruck, and a
   leaf on each Climate (CLM) ResortTile;
 * during a tile placement the legal cells as dashed outlines;
 * effects in force (Measures) on a tile: a small card in the owner's colour at the tile's top right, its
@@ -253,7 +253,7 @@ def _tile(game: Game, lay: _Layout, c: int, effects: list[dict]) -> str:  # type
         f'fill="{ink}">{escape(code)}</text>'
     )
     # Icons at the top right, right to left: effects in force, CountdownMarkers, the Climate leaf.
-    right = cx + h - 6 if not lay.hex else cx + h * 0.62
+    right = cx + h - 3 if not lay.hex else cx + h * 0.62
     top = cy - h * 0.72
     for e in effects:
         if e.get("data", {}).get("cell") == c:
@@ -265,14 +265,15 @@ def _tile(game: Game, lay: _Layout, c: int, effects: list[dict]) -> str:  # type
                 f'{top + 11:.1f}h4" stroke="#000" stroke-width="1.3"/>'
             )
             right -= 15
-    if markers:
+    if markers:  # an hourglass and the number, in amber on dark brown
+        x, y = right - 22, top - 2
         parts.append(
-            f'<g class="countdown"><circle cx="{right - 7:.1f}" cy="{top + 6:.1f}" r="8" fill="#111" '
-            f'stroke="#fff" stroke-width="1.5"/><text x="{right - 7:.1f}" y="{top + 10:.1f}" font-size="11" '
-            f'font-weight="bold" text-anchor="middle" fill="#fff">{markers}</text>'
-            f"<title>CountdownMarkers: {markers}</title></g>"
+            f'<g class="countdown"><rect x="{x:.1f}" y="{y:.1f}" width="23" height="18" rx="3" fill="#2a1a00" '
+            f'stroke="#ffb000" stroke-width="1.5"/><path d="M{x + 3:.1f},{y + 3.5:.1f}h7l-7,11h7z" fill="#ffb000"/>'
+            f'<text x="{x + 16:.1f}" y="{y + 13.5:.1f}" font-size="13" font-weight="bold" text-anchor="middle" '
+            f'fill="#fff">{markers}</text><title>CountdownMarkers: {markers}</title></g>'
         )
-        right -= 18
+        right -= 24
     if spec.kind == RESORT and spec.name.startswith("CLM"):
         x, y = right - 12, top + 12
         parts.append(
@@ -296,7 +297,7 @@ def _tile(game: Game, lay: _Layout, c: int, effects: list[dict]) -> str:  # type
         )
     seats = [(p, n) for p, n in enumerate(vals) if n]
     big = len(seats) <= 3  # one row of large badges; two rows of smaller ones for four seats or more
-    bw, bh, font, gap = (19.0, 17.0, 14.0, 1.5) if big else (17.0, 13.5, 11.5, 1.5)
+    bw, bh, font, gap = (18.0, 17.0, 14.0, 1.5) if big else (17.0, 13.5, 11.5, 1.5)
     for i, (p, n) in enumerate(seats):
         row, col = divmod(i, 3)
         in_row = min(3, len(seats) - row * 3)

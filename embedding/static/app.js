@@ -330,6 +330,7 @@ function resetPlay() {
   play.actors = [];
   play.selected = null;
   play.overShown = false;
+  $("show-result").hidden = true;
   $("log").innerHTML = "";
   $("last-move").textContent = "";
   $("gameover").hidden = true;
@@ -399,6 +400,7 @@ async function showPlay() {
     setStatus(`Your turn (P${play.seat}): ${what}`, "human");
   }
   document.body.dataset.phase = g.phase;
+  $("show-result").hidden = !g.terminal;
   markLegalCells();
   showActions();
   document.body.dataset.shown = String(play.actions.length); // how many actions the page shows: for tests
@@ -633,6 +635,7 @@ function showTab(name) {
   $("board").innerHTML = "";
   $("last-move").textContent = "";
   $("gameover").hidden = true;
+  $("show-result").hidden = true;
   $("seats").hidden = true;
   $("table").hidden = true;
   if (playing && play.state) {
@@ -699,6 +702,7 @@ async function init() {
   $("gameover-save").addEventListener("click", saveLog);
   $("rematch").addEventListener("click", rematch);
   $("gameover-close").addEventListener("click", () => { $("gameover").hidden = true; });
+  $("show-result").addEventListener("click", () => play.view && showGameOver(play.view));
   $("board").addEventListener("click", clickBoard);
   $("load-file").addEventListener("change", (e) => e.target.files[0] && continueLog(e.target.files[0]));
   $("replay-file").addEventListener("change", (e) => e.target.files[0] && loadReplay(e.target.files[0]));
