@@ -4,7 +4,8 @@
 /v1/<command>`` takes the protocol message of that command (without ``cmd``) plus, where the command needs a
 game, the ``state`` (``Game.to_dict()``), and for ``go`` the ``bot`` (a name from ``/v1/hello``; no paths over
 HTTP) and its ``bot_seed``. The reply is the protocol's reply; the commands that set or change the position
-return the new ``state`` too. ``GET /openapi.json`` describes the API, ``GET /`` serves the browser page.
+return the new ``state`` too. ``GET /openapi.json`` describes the API, ``GET /`` serves the browser page and
+``POST /v1/view`` (not a protocol command: embedding/page.py) gives the page what it shows of a position.
 
 Limits: a request body of at most ``max_body`` bytes (413 otherwise) and ``timeout_s`` seconds of work (503
 otherwise); the ``movetime_ms`` of ``go`` is capped by it.
@@ -25,6 +26,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .page import handle_view
 from .protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Session, engine_version, error_reply, request_id, schema
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -127,9 +129,29 @@ def create_app(*, timeout_s: float = 10.0, max_body: int = MAX_MESSAGE_BYTES) ->
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
+    async def favicon(request: Request) -> Response:
+        return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon")
+
+    async def page_view(request: Request) -> Response:
+        """The browser page's view of a position (embedding/page.py): the limits of the commands apply."""
+        raw = await read_body(request)
+        if raw is None:
+            return respond(error_reply(None, "view", "too_large", f"request body over {max_body} bytes"))
+        try:
+            body = json.loads(raw)
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            return respond(error_reply(None, "view", "bad_json", f"not a JSON body: {str(exc)[:200]}"))
+        try:
+            reply = await asyncio.wait_for(run_in_threadpool(partial(handle_view, body)), timeout=timeout_s)
+        except TimeoutError:
+            reply = error_reply(None, "view", "timeout", f"the request took longer than {timeout_s:g} s")
+        return respond(reply)
+
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/openapi.json", openapi),
+        Route("/v1/view", page_view, methods=["POST"]),
         Route("/v1/hello", hello, methods=["GET"]),
         Route("/v1/{cmd}", command, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
