@@ -7,7 +7,7 @@
   ``mu`` with uncertainty ``sigma``; the leaderboard shows ``mu ± 1.96 sigma`` and sorts by OpenSkill's
   conservative ``mu - 3 sigma``.
 * **Win rates** per bot and seat-game, a victory shared by ``k`` counting ``1/k`` (as in the arena), with
-  95% Wilson intervals (:func:`policies.arena.wilson_interval`).
+  95% Wilson intervals (:func:`benchmarking.runner.wilson_interval`).
 * **Pairwise scores**: for two bots in the same game, 1 if the first ranks higher, 1/2 on equal rank, 0 below;
   the matrix gives the mean score of the row bot against the column bot with a 95% Wilson interval.
 """
@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.arena import wilson_interval
+from benchmarking.runner import wilson_interval
 
 from .errors import TournamentError
 
@@ -30,10 +30,18 @@ def seat_ranks(influence: list[int] | list[float]) -> list[int]:
     return [1 + sum(1 for y in influence if y > x) for x in influence]
 
 
+def record_ranks(rec: dict[str, Any]) -> list[int]:
+    """1-based rank of each seat in a game record: by Influence, or, in a forfeited game (``forfeit``), the
+    winners first and the seat that forfeited last (``benchmarking.runner.FORFEIT_RULING``)."""
+    if rec.get("forfeit") is not None:
+        return [1 if s in rec["winners"] else 2 for s in range(len(rec["seats"]))]
+    return seat_ranks(rec["influence"])
+
+
 def bot_ranks(rec: dict[str, Any]) -> dict[str, int]:
     """Each bot's rank in a game record (its best seat), in seat order of first appearance."""
     ranks: dict[str, int] = {}
-    for bot, rank in zip(rec["seats"], seat_ranks(rec["influence"])):
+    for bot, rank in zip(rec["seats"], record_ranks(rec)):
         ranks[bot] = min(rank, ranks.get(bot, rank))
     return ranks
 
@@ -207,5 +215,6 @@ __all__ = [
     "pair_score",
     "pairwise",
     "rate",
+    "record_ranks",
     "seat_ranks",
 ]

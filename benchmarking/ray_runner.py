@@ -1,8 +1,11 @@
-"""Tournament games on a Ray cluster (``balance-control tournament --ray ADDRESS``).
+"""Games on a Ray cluster (``balance-control tournament --ray ADDRESS``).
 
-Every game is the same pure function of its schedule entry as in a local run
-(:func:`benchmarking.tournament.play_scheduled`), so a tournament on Ray gives the same log records, ratings
-and reports as one on this machine for the same seeds. ``ADDRESS`` is what ``ray.init`` takes: ``auto`` (the
+:func:`ray_map` runs a function over tasks on the cluster; the game runner (:func:`benchmarking.runner.run_games`)
+hands it :func:`benchmarking.runner.play_scheduled` and the schedule, the same pure function of its schedule entry
+as in a local run, so a tournament on Ray gives the same log records, ratings and reports as one on this machine
+for the same seeds. This module imports nothing of the runner's (no import circle).
+
+``ADDRESS`` is what ``ray.init`` takes: ``auto`` (the
 cluster this machine belongs to, after ``ray start``), ``ray://HOST:10001`` (Ray Client) or ``local`` (start a
 private Ray instance on this machine with ``workers`` CPUs). When Ray is already initialized in this process
 (tests, notebooks) that instance is used and left running. Every node needs this project installed (the same
@@ -13,11 +16,13 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from .errors import TournamentError
-from .tournament import ScheduledGame, play_scheduled
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: Object store of a private local instance: the records are small.
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024
@@ -31,8 +36,8 @@ def _ray() -> Any:
     return ray
 
 
-def ray_results(pending: list[ScheduledGame], address: str, workers: int | None = None) -> Iterator[dict[str, Any]]:
-    """Records of ``pending`` as the cluster finishes them (at most twice its CPUs in flight)."""
+def ray_map(fn: Callable[[T], R], pending: list[T], address: str, workers: int | None = None) -> Iterator[R]:
+    """``fn`` of each of ``pending`` as the cluster finishes them (at most twice its CPUs in flight)."""
     ray = _ray()
     started = False
     if not ray.is_initialized():
@@ -49,7 +54,7 @@ def ray_results(pending: list[ScheduledGame], address: str, workers: int | None 
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise TournamentError(f"cannot connect to Ray at {address!r}: {exc}") from None
         started = True
-    remote = ray.remote(num_cpus=1, max_retries=3)(play_scheduled)
+    remote = ray.remote(num_cpus=1, max_retries=3)(fn)
     window = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
     queue = iter(pending)
     running = [remote.remote(g) for g in itertools.islice(queue, window)]
@@ -67,4 +72,4 @@ def ray_results(pending: list[ScheduledGame], address: str, workers: int | None 
             ray.shutdown()
 
 
-__all__ = ["ray_results"]
+__all__ = ["ray_map"]

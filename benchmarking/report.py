@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bc_env.rules import RulesConfig
-from policies.arena import wilson_interval
+from benchmarking.runner import wilson_interval
 
 from .ratings import BotRating, leaderboard, pairwise, rate
 

@@ -35,6 +35,10 @@ from typing import Any
 from .errors import TournamentError
 from .ratings import bot_ranks, pair_score
 
+#: The largest Elo difference a hypothesis may name: a score of 99.7%; beyond it the expected scores round
+#: towards 1 and the likelihood ratio degenerates (``--elo1 100000`` divided by zero).
+MAX_ELO = 1000.0
+
 
 def elo_to_score(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
@@ -109,13 +113,22 @@ class SPRT:
     _open: dict[Any, float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        for name in ("elo0", "elo1"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise TournamentError(f"{name} must be a finite number of Elo, got {value!r}")
+            if abs(value) > MAX_ELO:
+                raise TournamentError(
+                    f"{name} must be within +-{MAX_ELO:g} Elo (expected scores {elo_to_score(-MAX_ELO):.4f} to "
+                    f"{elo_to_score(MAX_ELO):.4f}; beyond that the test degenerates), got {value:g}"
+                )
         if not self.elo1 > self.elo0:
             raise TournamentError(f"elo1 must be greater than elo0, got elo0={self.elo0}, elo1={self.elo1}")
         for name in ("alpha", "beta"):
             value = getattr(self, name)
-            if not 0.0 < value < 0.5:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 0.5:
                 raise TournamentError(f"{name} must be in (0, 0.5), got {value}")
-        if self.max_games < 1:
+        if isinstance(self.max_games, bool) or not isinstance(self.max_games, int) or self.max_games < 1:
             raise TournamentError(f"max_games must be >= 1, got {self.max_games}")
         if self.model not in MODELS:
             raise TournamentError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
@@ -210,4 +223,14 @@ def run_on_records(test: SPRT, records: Iterable[dict[str, Any]], a: str, b: str
     return test
 
 
-__all__ = ["MODELS", "SPRT", "elo_to_score", "llr", "llr_counts", "llr_pentanomial", "run_on_records", "score_to_elo"]
+__all__ = [
+    "MAX_ELO",
+    "MODELS",
+    "SPRT",
+    "elo_to_score",
+    "llr",
+    "llr_counts",
+    "llr_pentanomial",
+    "run_on_records",
+    "score_to_elo",
+]

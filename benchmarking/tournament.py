@@ -10,7 +10,7 @@ are numbered across configurations). Every bot of a block therefore sits in ever
 same cards, so no bot profits from a seat or a deal; the games asked for are rounded up to a whole block.
 
 **Seeds.** Game ``i`` of block ``b`` uses engine seed ``seed + b``; the bot in seat ``s`` is created afresh
-with :func:`policies.arena.bot_seed` ``(seed, i, s)`` (the arena's scheme), so every game is a pure function
+with :func:`benchmarking.runner.bot_seed` ``(seed, i, s)`` (the match's scheme), so every game is a pure function
 of its schedule entry: the order in which workers finish, their number, or a resume change nothing.
 
 **Log** (``docs/benchmarking.md``). Line 1 is the header (format, version, bots, configurations, games, seed);
@@ -19,31 +19,29 @@ Influence on the Board, returns, start player, rounds, decisions, how often each
 its Measure events and a complete replay document (``bc_env.rules.replay`` format) under ``replay``. Lines
 are appended as games finish (in any order); readers sort by index. Resuming reads the finished games, drops a
 last line cut off mid-write, and plays only the missing ones.
+
+The games are played by the one game runner (:mod:`benchmarking.runner`): this module is the schedule and the log.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
-import sys
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bc_env.rules import Game, RulesConfig, record
+from bc_env.rules import Game, RulesConfig, load_replay
 from bc_env.rules.errors import BalanceControlError
-from policies.arena import bot_seed
 
+from . import runner
 from .errors import TournamentError, TournamentLogError
+from .runner import MEASURE_EVENTS, GameResult, ScheduledGame, bot_seed
 
 FORMAT = "balance-control-tournament"
 VERSION = 1
-#: Event types whose card and player the log keeps (EXP-01 Measures).
-MEASURE_EVENTS = ("take-measure", "play-measure")
 
 
 @dataclass(frozen=True)
@@ -105,17 +103,6 @@ class TournamentSpec:
             raise TournamentLogError(f"{where}: header: {exc}") from None
 
 
-@dataclass(frozen=True)
-class ScheduledGame:
-    """One game of the schedule: everything needed to play it (and nothing that depends on when)."""
-
-    index: int
-    config: RulesConfig
-    seed: int
-    seats: tuple[str, ...]
-    bot_seeds: tuple[int, ...]
-
-
 def lineups(n_bots: int, players: int) -> list[tuple[int, ...]]:
     """The bot lineups (indices) of a configuration's blocks, in turn: every ``players``-combination of the
     bots; with fewer bots than seats, the bots repeated in order to fill the seats, starting from each bot in
@@ -157,53 +144,28 @@ def schedule(spec: TournamentSpec) -> list[ScheduledGame]:
     return games
 
 
-# ---------------------------------------------------------------------------- playing one game
-
-#: Trained bots read their weights once per process (they draw nothing at random, so one object serves all).
-_NEURAL_CACHE: dict[tuple[str, RulesConfig], Any] = {}
+# ---------------------------------------------------------------------------- one game's record
 
 
-def _bot(name: str, seed: int, config: RulesConfig) -> Any:
-    import policies
-
-    if name in ("random", "heuristic", "expert", "mcts") or name.startswith("mcts:"):  # seeded per game
-        return policies.load(name, seed=seed)
-    key = (name, config)
-    if key not in _NEURAL_CACHE:
-        _NEURAL_CACHE[key] = policies.load(name, seed=seed, config=config)
-    return _NEURAL_CACHE[key]
-
-
-def play_scheduled(game_spec: ScheduledGame) -> dict[str, Any]:
-    """Play one scheduled game and return its log record (a pure function of ``game_spec``)."""
-    game = Game.new(game_spec.config, game_spec.seed)
-    bots = [_bot(name, seed, game_spec.config) for name, seed in zip(game_spec.seats, game_spec.bot_seeds)]
-    actions: list[int] = []
-    while not game.is_terminal():
-        seat = game.current_player
-        assert seat is not None
-        action = bots[seat].act(game)
-        game.apply(action)
-        actions.append(action)
-    rules = Counter(str(e.get("rule")) for e in game.events)
-    measures = [[e["type"], e.get("player"), e.get("card")] for e in game.events if e.get("type") in MEASURE_EVENTS]
+def game_record(result: GameResult, config: RulesConfig) -> dict[str, Any]:
+    """The log record of a game the runner played (its fields in the log's order)."""
     return {
         "type": "game",
-        "index": game_spec.index,
-        "config": game_spec.config.name,
-        "seed": game_spec.seed,
-        "seats": list(game_spec.seats),
-        "bot_seeds": list(game_spec.bot_seeds),
-        "winners": game.winners(),
-        "influence": list(game.on_board),
-        "returns": game.returns(),
-        "start_player": next((e["player"] for e in game.events if e.get("type") == "start-player"), 0),
-        "rounds": game.round,
-        "decisions": len(actions),
-        "rules": dict(sorted(rules.items())),
-        "measures": measures,
-        "replay": record(game, game_spec.seed, actions),
-    }
+        "index": result.index,
+        "config": config.name,
+        "seed": result.seed,
+        "seats": list(result.seats),
+        "bot_seeds": list(result.bot_seeds),
+        "winners": result.winners,
+        "influence": result.influence,
+        "returns": result.returns,
+        "start_player": result.start_player,
+        "rounds": result.rounds,
+        "decisions": result.decisions,
+        "rules": result.rules,
+        "measures": result.measures,
+        "replay": result.replay,
+    } | ({"forfeit": result.forfeit} if result.forfeit is not None else {})
 
 
 # ---------------------------------------------------------------------------- the log
@@ -218,6 +180,8 @@ class TournamentLog:
     games: dict[int, dict[str, Any]]
     #: The last line was cut off mid-write (an interrupted run); it is not among ``games``.
     cut_tail: bool = False
+    #: The seat that took each game's last turn, by index (known for the games replayed or played).
+    last_turn: dict[int, int] = field(default_factory=dict)
 
     def ordered(self) -> list[dict[str, Any]]:
         return [self.games[i] for i in sorted(self.games)]
@@ -254,6 +218,8 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
     if sched is None:
         raise TournamentLogError(f"{where}: game index {rec['index']} is not in this tournament's schedule")
     want = {"config": sched.config.name, "seed": sched.seed, "seats": list(sched.seats)}
+    if "bot_seeds" in rec:
+        want["bot_seeds"] = list(sched.bot_seeds)
     for key, value in want.items():
         if rec[key] != value:
             raise TournamentLogError(
@@ -270,6 +236,21 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
         )
     if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in rec["influence"] + rec["returns"]):
         raise TournamentLogError(f"{where}: game {rec['index']}: influence and returns must be numbers")
+    forfeit = rec.get("forfeit")
+    if forfeit is not None:  # runner.FORFEIT_RULING
+        if not (
+            isinstance(forfeit, dict)
+            and isinstance(forfeit.get("seat"), int)
+            and not isinstance(forfeit.get("seat"), bool)
+            and 0 <= forfeit["seat"] < p
+            and isinstance(forfeit.get("reason"), str)
+        ):
+            raise TournamentLogError(f"{where}: game {rec['index']}: malformed forfeit {forfeit!r}")
+        if sorted(rec["winners"]) != [s for s in range(p) if s != forfeit["seat"]]:
+            raise TournamentLogError(
+                f"{where}: game {rec['index']}: winners {rec['winners']} are not every seat but the one that forfeited"
+            )
+        return rec
     best = max(rec["influence"])
     if sorted(rec["winners"]) != [s for s in range(p) if rec["influence"][s] == best]:
         raise TournamentLogError(
@@ -282,9 +263,44 @@ def _check_record(rec: Any, expected: dict[int, ScheduledGame], where: str) -> d
     return rec
 
 
-def read_log(path: str | Path) -> TournamentLog:
+def verify_record(rec: dict[str, Any], config: RulesConfig, where: str) -> Game:
+    """Replay the record's replay and check that it is this game and reproduces everything the record says
+    (winners, Influence, returns, start player, rounds, decisions, rules fired, Measure events); a record that
+    was edited, or carries another game's replay, raises :class:`TournamentLogError` naming the field."""
+    i = rec["index"]
+    doc = rec["replay"]
+    try:
+        game = load_replay(doc)
+        replay_config = RulesConfig.from_dict(doc["config"])
+    except BalanceControlError as exc:
+        raise TournamentLogError(f"{where}: game {i}: its replay does not load: {exc}") from None
+    if replay_config != config or doc["seed"] != rec["seed"]:
+        raise TournamentLogError(
+            f"{where}: game {i}: its replay is of another game (config {replay_config.name}, seed {doc['seed']}; "
+            f"the schedule has {config.name}, seed {rec['seed']})"
+        )
+    forfeit = rec.get("forfeit")
+    if forfeit is None and not game.is_terminal():
+        raise TournamentLogError(f"{where}: game {i}: its replay stops before the end of the game")
+    if forfeit is not None and game.current_player != forfeit["seat"]:
+        raise TournamentLogError(
+            f"{where}: game {i}: seat {forfeit['seat']} forfeited, but its replay stops at a decision of "
+            f"{'nobody (the game is over)' if game.is_terminal() else f'seat {game.current_player}'}"
+        )
+    computed = runner.outcome(game, len(doc["actions"]), None if forfeit is None else forfeit["seat"])
+    for key, value in computed.items():
+        if rec[key] != value:
+            raise TournamentLogError(
+                f"{where}: game {i}: the record says {key} {rec[key]!r}, its replay gives {value!r} "
+                "(the record was altered or belongs to another game)"
+            )
+    return game
+
+
+def read_log(path: str | Path, verify: bool = True) -> TournamentLog:
     """Read and validate a tournament log. A last line cut off mid-write is dropped (``cut_tail``); any other
-    malformed line raises :class:`TournamentLogError` naming the file and line."""
+    malformed line raises :class:`TournamentLogError` naming the file and line. With ``verify`` (the default)
+    every game's replay is replayed and must reproduce its record (:func:`verify_record`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -298,73 +314,42 @@ def read_log(path: str | Path) -> TournamentLog:
         lines.pop()
     elif lines:  # no newline at the end: the last write may have been interrupted
         try:
-            json.loads(lines[-1])
+            runner.loads_finite(lines[-1])
         except json.JSONDecodeError:
             lines.pop()
             cut_tail = True
+        except ValueError:  # whole, but with a non-finite number: refused below
+            pass
     if not lines:
         raise TournamentLogError(f"{path}: empty file, not a tournament log")
     try:
-        header = json.loads(lines[0])
+        header = runner.loads_finite(lines[0])
     except json.JSONDecodeError:
         raise TournamentLogError(f"{path}:1: not a tournament log: the first line is not JSON") from None
+    except ValueError as exc:
+        raise TournamentLogError(f"{path}:1: {exc}") from None
     spec = TournamentSpec.from_header(header, f"{path}:1")
     expected = {g.index: g for g in schedule(spec)}
     games: dict[int, dict[str, Any]] = {}
+    last_turn: dict[int, int] = {}
     for n, line in enumerate(lines[1:], start=2):
         where = f"{path}:{n}"
         try:
-            rec = json.loads(line)
+            rec = runner.loads_finite(line)
         except json.JSONDecodeError as exc:
             raise TournamentLogError(f"{where}: not valid JSON ({exc.msg})") from None
+        except ValueError as exc:
+            raise TournamentLogError(f"{where}: {exc}") from None
         rec = _check_record(rec, expected, where)
+        if verify:
+            last_turn[rec["index"]] = runner.last_turn_seat(verify_record(rec, expected[rec["index"]].config, where))
         if rec["index"] in games:
             raise TournamentLogError(f"{where}: game {rec['index']} appears twice")
         games[rec["index"]] = rec
-    return TournamentLog(path, spec, games, cut_tail)
+    return TournamentLog(path, spec, games, cut_tail, last_turn)
 
 
 # ---------------------------------------------------------------------------- running
-
-
-def _local_results(pending: list[ScheduledGame], workers: int) -> Iterator[dict[str, Any]]:
-    """Records of ``pending`` as they finish: in this process (``workers == 1``) or a process pool."""
-    if workers <= 1:
-        for g in pending:
-            yield play_scheduled(g)
-        return
-    import concurrent.futures as cf
-    import multiprocessing
-
-    # fork: the workers start at once with the parent's imports (no torch is imported here).
-    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
-    queue = iter(pending)
-    running: set[cf.Future[dict[str, Any]]] = set()
-    try:
-        for g in itertools.islice(queue, 2 * workers):
-            running.add(pool.submit(play_scheduled, g))
-        while running:
-            done, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                nxt = next(queue, None)
-                if nxt is not None:
-                    running.add(pool.submit(play_scheduled, nxt))
-                yield fut.result()
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _progress(total: int, initial: int, enabled: bool | None) -> Any:
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # tqdm is optional
-        return None
-    return tqdm(total=total, initial=initial, desc="games", unit="game")
 
 
 def run_tournament(
@@ -376,6 +361,7 @@ def run_tournament(
     ray_address: str | None = None,
     progress: bool | None = False,
     stop: Callable[[dict[str, Any]], bool] | None = None,
+    move_time: float = runner.DEFAULT_MOVE_TIME,
 ) -> TournamentLog:
     """Play a tournament into ``log_path`` and return the log.
 
@@ -384,10 +370,12 @@ def run_tournament(
     (default: all cores; 1 plays in this process). ``ray_address``: play on a Ray cluster instead
     (:mod:`benchmarking.ray_runner`). ``stop``: called with each record in index order (after every earlier
     game is in); returning True ends the tournament there (used by the sequential test) — the result depends
-    only on the games before it, never on the order in which workers finished.
+    only on the games before it, never on the order in which workers finished. ``move_time``: seconds an
+    outside bot (``cmd:...``) may take per request.
     """
     log_path = Path(log_path)
     done: dict[int, dict[str, Any]] = {}
+    last_turn: dict[int, int] = {}
     if log_path.exists():
         if not resume:
             raise TournamentLogError(f"{log_path} exists: pass resume (--resume) to continue it, or another path")
@@ -400,10 +388,7 @@ def run_tournament(
         spec = old.spec
         for name in spec.bots:
             check_bot(name, spec.configs)
-        done = old.games
-        if old.cut_tail:  # rewrite without the line cut off mid-write
-            keep = log_path.read_text(encoding="utf-8").split("\n")[:-1]
-            log_path.write_text("\n".join(keep) + "\n", encoding="utf-8")
+        done, last_turn = old.games, old.last_turn
     else:
         if spec is None:
             raise TournamentLogError(f"{log_path} does not exist: nothing to resume")
@@ -413,7 +398,7 @@ def run_tournament(
         log_path.write_text(json.dumps(spec.header()) + "\n", encoding="utf-8")
     games = schedule(spec)
     by_index = {g.index: g for g in games}
-    pending = [g for g in games if g.index not in done]
+    pending = [replace(g, move_time=move_time) for g in games if g.index not in done]
 
     # Feed ``stop`` in index order: everything before the first missing game, then each new contiguous game.
     next_index = 0
@@ -428,22 +413,17 @@ def run_tournament(
 
     advance()
     if stopped or not pending:
-        return TournamentLog(log_path, spec, done)
-    bar = _progress(len(games), len(done), progress)
-    results: Iterable[dict[str, Any]]
-    if ray_address is not None:
-        from .ray_runner import ray_results
-
-        results = ray_results(pending, ray_address, workers)
-    else:
-        results = _local_results(pending, workers or os.cpu_count() or 1)
+        return TournamentLog(log_path, spec, done, last_turn=last_turn)
+    bar = runner.progress_bar(len(games), len(done), progress)
+    results = runner.run_games(pending, workers, ray_address)
     try:
-        with log_path.open("a", encoding="utf-8") as log:
-            for rec in results:
-                assert rec["index"] in by_index
+        with runner.open_log_for_append(log_path) as log:  # drops a last line cut off mid-write
+            for result in results:
+                rec = game_record(result, by_index[result.index].config)
                 log.write(json.dumps(rec) + "\n")
                 log.flush()
                 done[rec["index"]] = rec
+                last_turn[rec["index"]] = result.last_turn
                 if bar is not None:
                     bar.update(1)
                 advance()
@@ -455,19 +435,16 @@ def run_tournament(
             close()
         if bar is not None:
             bar.close()
-    return TournamentLog(log_path, spec, done)
+    return TournamentLog(log_path, spec, done, last_turn=last_turn)
 
 
 def check_bot(name: str, configs: Iterable[RulesConfig]) -> None:
     """Raise :class:`TournamentError` unless ``name`` is a bot that loads and, for a trained bot, was trained
     for every one of ``configs`` (``policies.load`` with ``config`` checks it)."""
-    import policies
-
-    for config in configs:
-        try:
-            policies.load(name, seed=0, config=config)
-        except (BalanceControlError, ValueError, OSError) as exc:
-            raise TournamentError(str(exc)) from None
+    try:
+        runner.check_bots([name], list(configs))
+    except (BalanceControlError, ValueError, OSError) as exc:
+        raise TournamentError(str(exc)) from None
 
 
 __all__ = [
@@ -477,7 +454,8 @@ __all__ = [
     "TournamentLog",
     "TournamentSpec",
     "lineups",
-    "play_scheduled",
+    "game_record",
+    "verify_record",
     "read_log",
     "run_tournament",
     "schedule",

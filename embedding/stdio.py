@@ -7,7 +7,7 @@ kept in memory; the process ends on ``quit`` or at the end of its input, with ex
 from __future__ import annotations
 
 import sys
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from .protocol import MAX_MESSAGE_BYTES, Session, encode, error_reply
 
@@ -32,10 +32,12 @@ def read_line(stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> tuple[bytes |
             return None, size
 
 
-def serve(stdin: BinaryIO | None = None, stdout: TextIO | None = None) -> int:
+def serve(stdin: BinaryIO | None = None, stdout: TextIO | None = None, bot: Any = None) -> int:
+    """Serve one session; ``bot`` (``serve --stdio --bot NAME``) answers ``go`` until a ``bot`` command."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout
     session = Session(allow_paths=True)
+    session.bot = bot
     while True:
         line, size = read_line(stdin)
         if size < 0:

@@ -7,7 +7,7 @@ import pytest
 from openskill.models import PlackettLuce
 
 from benchmarking.ratings import bot_ranks, leaderboard, pairwise, rate, seat_ranks
-from policies.arena import wilson_interval
+from benchmarking.runner import wilson_interval
 
 
 def game(seats, influence):

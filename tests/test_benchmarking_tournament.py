@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import benchmarking.tournament as tournament
+import benchmarking.runner as runner
 from balance_control.cli import main
 from bc_env.rules import RulesConfig, load_replay
 from bc_env.rules.errors import BalanceControlError
@@ -111,13 +111,13 @@ def test_resume_plays_only_missing_games_and_gives_the_same_results(full_log, tm
     assert sorted(log.games) == [0, 1, 3] and log.cut_tail
 
     played = []
-    real = tournament.play_scheduled
+    real = runner.play_scheduled
 
     def counting(g):
         played.append(g.index)
         return real(g)
 
-    monkeypatch.setattr(tournament, "play_scheduled", counting)
+    monkeypatch.setattr(runner, "play_scheduled", counting)
     resumed = run_tournament(None, partial, resume=True, workers=1)
     assert sorted(played) == [2, 4, 5]
     assert _lines(partial) == _lines(full_log)

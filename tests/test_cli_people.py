@@ -16,7 +16,7 @@ import pytest
 
 from balance_control.cli import main
 from bc_env.rules import Game, load_replay
-from policies.arena import format_wins
+from benchmarking.runner import format_wins
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -114,12 +114,12 @@ def test_ctrl_c_in_play_exits_130_without_a_traceback(monkeypatch, capsys):
 
 
 def test_ctrl_c_in_match_exits_130(monkeypatch, capsys):
-    import policies.arena
+    import benchmarking.runner
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(policies.arena, "play_match", interrupted)
+    monkeypatch.setattr(benchmarking.runner, "play_match", interrupted)
     rc, _, err = _run(monkeypatch, capsys, ["match", "--games", "2"])
     assert rc == 130 and "interrupted" in err
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bc_env.rules.errors import ConfigError
-from policies.arena import play_match
+from benchmarking.runner import play_match
 
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "match_games.py"
 sys.path.insert(0, str(TOOL.parent))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bc_env.rules import BalanceControlError, Game
+from benchmarking.runner import play_match
 from policies import MCTSOptionError, MCTSPolicy, available, load
-from policies.arena import play_match
 
 
 def _decisions(bot: MCTSPolicy, config: str, seed: int, count: int) -> list[int]:

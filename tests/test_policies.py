@@ -10,7 +10,7 @@ from positions import Position
 import policies
 from bc_env.rules import Game, RulesConfig
 from bc_env.rules.config import GrassrootsText
-from policies.arena import play_game, play_match, wilson_interval
+from benchmarking.runner import play_game, play_match, wilson_interval
 from policies.base import RandomPolicy
 from policies.heuristic import (
     HeuristicPolicy,

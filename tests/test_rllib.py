@@ -19,7 +19,7 @@ import torch  # noqa: E402
 import policies  # noqa: E402
 from bc_env.encoding import Encoder  # noqa: E402
 from bc_env.rules import Game, RulesConfig  # noqa: E402
-from policies.arena import play_game, play_match  # noqa: E402
+from benchmarking.runner import play_game, play_match  # noqa: E402
 from policies.neural import NeuralPolicy  # noqa: E402
 from training.config import PoolConfig, TrainConfig, TrainConfigError  # noqa: E402
 from training.rllib.env import LEARNER, BalanceControlMultiAgentEnv  # noqa: E402

@@ -57,7 +57,7 @@ def test_shipped_bots_load_and_play_without_torch():
     code = (
         "import sys; sys.modules['torch'] = None\n"  # any import of torch now fails
         "import policies\n"
-        "from policies.arena import play_game\n"
+        "from benchmarking.runner import play_game\n"
         "for name, preset in (('ppo-core-2p', 'core-2p'), ('ppo-core-4p', 'core-4p')):\n"
         "    bot = policies.load(name)\n"
         "    seats = [bot] + [policies.load('random', seed=s) for s in range(1, int(preset[5]))]\n"

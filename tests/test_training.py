@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib")
 
 from bc_env.encoding import Encoder  # noqa: E402
 from bc_env.rules import Game, RulesConfig  # noqa: E402
-from policies.arena import play_game  # noqa: E402
+from benchmarking.runner import play_game  # noqa: E402
 from policies.neural import NeuralPolicy, PolicyFileError  # noqa: E402
 from training.config import TrainConfig, TrainConfigError  # noqa: E402
 from training.train import RunDirError, action_kinds, collect_demonstrations, train  # noqa: E402

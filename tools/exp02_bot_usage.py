@@ -4,7 +4,7 @@ win share (issue #14; numbers in docs/policies.md).
     python tools/exp02_bot_usage.py --bots heuristic,random,random,random --games 200 --seed 11
     python tools/exp02_bot_usage.py --bots heuristic,heuristic@old,heuristic,heuristic@old --baseline e28d817
 
-The games are ``policies.arena.play_match``'s (engine seed ``seed + i``, seats rotated, bots seeded per game as
+The games are ``benchmarking.runner.play_match``'s (engine seed ``seed + i``, seats rotated, bots seeded per game as
 ``balance-control match`` does), so the win shares equal that command's. ``NAME@old`` is the bot ``NAME`` as it
 was at the git revision ``--baseline`` (``policies/heuristic.py``, ``policies/expert.py`` and, where it exists,
 ``policies/exp02_values.py`` of that revision, loaded as a package of their own). Each game is replayed from its
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from bc_env.rules import BalanceControlError, Game, RulesConfig  # noqa: E402
 from bc_env.rules.errors import ConfigError  # noqa: E402
-from policies.arena import GameResult, bot_seed, play_match, wilson_interval  # noqa: E402
+from benchmarking.runner import GameResult, bot_seed, play_match, wilson_interval  # noqa: E402
 
 COUNTS = ("regulations", "taken", "played", "authority", "capped", "slack")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bc_env.rules import RulesConfig
-from policies.arena import play_match
+from benchmarking.runner import play_match
 
 
 def evaluate(policy: Any, rules: RulesConfig, games: int, seed: int) -> dict[str, dict[str, float]]:

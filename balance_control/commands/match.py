@@ -1,4 +1,5 @@
-"""``balance-control match``: many seeded games between bots, with win rates.
+"""``balance-control match``: many seeded games between bots, with win rates (a front end of the one game
+runner, ``benchmarking/runner.py``).
 
 Output: a Markdown table (default), ``--json`` (one JSON object: the match and a record per entrant) or
 ``--csv`` (a header and one row per entrant). Wins count a victory shared by k players as 1/k and print as
@@ -16,9 +17,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bc_env.rules import Game, RulesConfig, record, replay
+from bc_env.rules import RulesConfig
 
 from .common import bot_names, fail, load_config, presets_help
+from .tournament import add_move_time_argument, check_move_time
 
 NAME = "match"
 HELP = "play many seeded games between bots and print win rates"
@@ -30,6 +32,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fixed-seats", action="store_true", help="do not rotate the seats between games")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="paired deals: each deal (seed) played once in every seat rotation; prints per-seat outcome rates",
+    )
+    add_move_time_argument(parser)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="games played at once in local processes (default 1; same results)"
+    )
     parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -63,9 +74,8 @@ class ReplayWriter:
             self.path.mkdir(parents=True, exist_ok=True)
         self.count = 0
 
-    def write(self, seed: int, actions: list[int]) -> None:
-        game: Game = replay(self.config, seed, list(actions))
-        doc = record(game, seed, actions)
+    def write(self, doc: dict[str, Any]) -> None:
+        """Write one game's replay document (``GameResult.replay``)."""
         if self.lines:
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(doc, separators=(",", ":")) + "\n")
@@ -84,18 +94,20 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from policies.arena import play_match
+    from benchmarking.runner import check_bots, play_match
 
     config = load_config(args.config)
     names = bot_names(args.bots, config.players, "--bots")
     if args.games < 1:
         raise fail(f"--games must be >= 1, got {args.games}")
-    from policies import load
-
-    for name in sorted(set(names)):  # a bot that does not fit the rules stops the match before its first game
-        load(name, seed=0, config=config)
+    if args.workers < 1:
+        raise fail(f"--workers must be >= 1, got {args.workers}")
+    check_move_time(args)
+    if args.paired and args.fixed_seats:
+        raise fail("--paired rotates the seats over every deal: leave out --fixed-seats")
+    check_bots(sorted(set(names)), [config])  # a bot that does not fit the rules stops the match before game 0
     writer = ReplayWriter(args.save_replay, config) if args.save_replay else None
-    on_game = (lambda r: writer.write(r.seed, r.actions)) if writer is not None else None
+    on_game = (lambda r: writer.write(r.replay)) if writer is not None else None
     result = play_match(
         config,
         names,
@@ -104,11 +116,25 @@ def run(args: argparse.Namespace) -> int:
         rotate_seats=not args.fixed_seats,
         progress=args.progress,
         on_game=on_game,
+        workers=args.workers,
+        paired=args.paired,
+        move_time=args.move_time,
     )
+    paired = None
+    if args.paired:
+        from benchmarking.paired import summarize_match
+
+        paired = summarize_match(result)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=1))
+        doc = result.to_dict()
+        if paired is not None:
+            doc["paired"] = paired.to_dict()
+        print(json.dumps(doc, indent=1))
     elif args.csv:
         print(csv_text(result.rows()))
     else:
         print(result.table())
+        if paired is not None:
+            print()
+            print(paired.table())
     return 0

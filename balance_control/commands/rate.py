@@ -17,6 +17,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pooled", action="store_true", help="one leaderboard over all configurations instead of one per configuration"
     )
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="also the paired-deal evaluation per log and configuration (per-seat outcome rates, pentanomial pairs)",
+    )
 
 
 def read_logs(paths: Sequence[str]) -> list[Any]:
@@ -76,4 +81,9 @@ def run(args: argparse.Namespace) -> int:
         if not log.complete:
             print(f"note: {log.path} is incomplete ({len(log.games)} of {log.spec.total_games} games)")
     print_ratings(records, bots, pooled=args.pooled)
+    if args.paired:
+        from .tournament import print_paired
+
+        for log in logs:
+            print_paired(log)
     return 0

@@ -22,6 +22,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8017, help="HTTP: port (default 8017; 0 picks a free one)")
     parser.add_argument("--timeout", type=float, default=10.0, help="HTTP: seconds a request may take (default 10)")
+    parser.add_argument(
+        "--bot",
+        metavar="NAME",
+        help="stdio: the bot 'go' uses until a 'bot' command (a tournament entrant: --bots 'cmd:balance-control "
+        "serve --stdio --bot heuristic')",
+    )
+    parser.add_argument(
+        "--bot-seed",
+        type=int,
+        default=None,
+        help="stdio: the seed of --bot (default: $BC_BOT_SEED, which the game runner sets per game, else unseeded)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stdio:
         from embedding.stdio import serve
 
-        return serve()
+        return serve(bot=_default_bot(args))
     try:
         import uvicorn
     except ImportError:
@@ -41,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise fail(f"--port must be 0..65535, not {args.port}")
     if not args.timeout > 0:
         raise fail(f"--timeout must be positive, not {args.timeout}")
+    if args.bot is not None:
+        raise fail("--bot is for --stdio (over HTTP every go request names its bot)")
     from embedding.http import create_app
 
     sock = listen(args.host, args.port)
@@ -75,3 +89,20 @@ def url(sock: socket.socket) -> str:
     if sock.family == socket.AF_INET6:
         host = f"[{host}]"
     return f"http://{host}:{port}/"
+
+
+def _default_bot(args: argparse.Namespace) -> object:
+    """The bot of ``--bot`` (None without it), seeded by ``--bot-seed`` or ``$BC_BOT_SEED``."""
+    if args.bot is None:
+        return None
+    import os
+
+    from embedding.protocol import ProtocolError, load_bot
+
+    seed = args.bot_seed
+    if seed is None and os.environ.get("BC_BOT_SEED", "").isdigit():
+        seed = int(os.environ["BC_BOT_SEED"])
+    try:
+        return load_bot(args.bot, seed, allow_paths=True)
+    except ProtocolError as exc:
+        raise fail(str(exc)) from None

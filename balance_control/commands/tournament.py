@@ -31,10 +31,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", required=True, help="the JSON-lines log to write (or to continue with --resume)")
     parser.add_argument("--resume", action="store_true", help="continue the tournament in --log")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="also print the paired-deal evaluation: per bot and seat the outright / shared / loss rates, in 2 "
+        "players the conversion from the last-turn seat, the pentanomial pairs",
+    )
     add_execution_arguments(parser)
 
 
+def add_move_time_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--move-time",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="seconds an outside bot (cmd:PROGRAM) may take per request; one that is late, crashes or answers "
+        "illegally forfeits that game (default 10)",
+    )
+
+
+def check_move_time(args: argparse.Namespace) -> None:
+    import math
+
+    if not (math.isfinite(args.move_time) and 0 < args.move_time <= 600):
+        raise fail(f"--move-time must be a number of seconds in (0, 600], got {args.move_time:g}")
+
+
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    add_move_time_argument(parser)
     parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
     parser.add_argument(
         "--ray",
@@ -76,8 +101,9 @@ def play(args: argparse.Namespace, spec: Any, stop: Any = None) -> Any:
 
     if args.workers is not None and args.workers < 1:
         raise fail(f"--workers must be >= 1, got {args.workers}")
+    check_move_time(args)
     try:
-        return run_tournament(
+        log = run_tournament(
             spec,
             args.log,
             resume=args.resume,
@@ -85,9 +111,15 @@ def play(args: argparse.Namespace, spec: Any, stop: Any = None) -> Any:
             ray_address=args.ray,
             progress=args.progress,
             stop=stop,
+            move_time=args.move_time,
         )
     except BalanceControlError as exc:
         raise fail(str(exc)) from None
+    for rec in log.ordered():  # runner.FORFEIT_RULING
+        if rec.get("forfeit") is not None:
+            f = rec["forfeit"]
+            print(f"forfeit: game {rec['index']}, seat {f['seat']} ({rec['seats'][f['seat']]}): {f['reason']}")
+    return log
 
 
 def _finished(path: str) -> int:
@@ -119,4 +151,15 @@ def run(args: argparse.Namespace) -> int:
     speed = f" ({new / seconds:.2f} games/s)" if new and seconds > 0 else ""
     print(f"{log.path}: {played} of {log.spec.total_games} games; this run played {new} in {seconds:.1f} s{speed}")
     print_ratings(log.ordered(), log.spec.bots)
+    if args.paired:
+        print_paired(log)
     return 0
+
+
+def print_paired(log: Any) -> None:
+    """The paired-deal evaluation of a tournament log, per configuration."""
+    from benchmarking.paired import log_games, summarize
+
+    for name, games in log_games(log).items():
+        print(f"\n## {name} [{log.path.name}]: paired deals\n")
+        print(summarize(games, log.spec.bots).table())
