@@ -25,6 +25,7 @@ from .jsonread import get_bool as _bool
 from .jsonread import get_int as _int
 from .jsonread import get_list as _list
 from .jsonread import keys as _keys
+from .jsonread import problem as _problem
 from .rng import Rng
 
 SCHEMA = "balance-control-state"
@@ -153,7 +154,12 @@ def _plain(value: Any, where: str, depth: int = 0) -> None:
     """An event's value: JSON scalars, lists and objects nested at most MAX_EVENT_DEPTH deep."""
     if depth > MAX_EVENT_DEPTH:
         raise StateError(f"{where} is nested deeper than {MAX_EVENT_DEPTH} levels")
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, (bool, int)):
+        return
+    if isinstance(value, (float, str)):  # JSON numbers are finite, strings Unicode text (jsonread.problem)
+        found = _problem(value, where)
+        if found is not None:
+            raise StateError(found)
         return
     if isinstance(value, list):
         for i, v in enumerate(value):
@@ -163,6 +169,9 @@ def _plain(value: Any, where: str, depth: int = 0) -> None:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise StateError(f"{where} has a non-string key {k!r}")
+            found = _problem(k, where)
+            if found is not None:
+                raise StateError(found)
             _plain(v, f"{where}.{k}", depth + 1)
         return
     raise StateError(f"{where} must be JSON data, got {type(value).__name__}")
