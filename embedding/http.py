@@ -91,7 +91,9 @@ SECURITY_HEADERS = (
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
 )
+#: Request headers: at most this many, of at most this many bytes (names and values) in all.
 MAX_HEADERS = 100
+MAX_HEADER_BYTES = 16 * 1024
 log = logging.getLogger("uvicorn.error")
 
 
@@ -200,22 +202,27 @@ def _json_content_type(value: str | None) -> bool:
 
 
 class Guard:
-    """The outermost layer: at most ``max_headers`` request headers (431), the security headers on every response,
-    and a JSON 500 with ``Connection: close`` (never a bare traceback page) for a defect anywhere inside."""
+    """The outermost layer: at most ``max_headers`` request headers of ``max_header_bytes`` in all (431), the
+    security headers on every response, and a JSON 500 with ``Connection: close`` (never a bare traceback page) for
+    a defect anywhere inside."""
 
-    def __init__(self, app: Any, max_headers: int = MAX_HEADERS) -> None:
+    def __init__(self, app: Any, max_headers: int = MAX_HEADERS, max_header_bytes: int = MAX_HEADER_BYTES) -> None:
         self.app = app
         self.max_headers = max_headers
+        self.max_header_bytes = max_header_bytes
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if len(scope["headers"]) > self.max_headers:
-            count = len(scope["headers"])
-            message = f"{count} request headers; the limit is {self.max_headers}"
-            reply = error_reply(None, None, "too_many_headers", message)
-            await _error_response(send, 431, reply)
+        count = len(scope["headers"])
+        size = sum(len(name) + len(value) for name, value in scope["headers"])
+        if count > self.max_headers or size > self.max_header_bytes:
+            message = (
+                f"{count} request headers of {size} bytes; the limits are {self.max_headers} headers "
+                f"and {self.max_header_bytes} bytes"
+            )
+            await _error_response(send, 431, error_reply(None, None, "too_many_headers", message))
             return
         started = False
 
@@ -256,7 +263,7 @@ def create_app(
     max_body: int = MAX_MESSAGE_BYTES,
     read_timeout_s: float = 10.0,
     workers: int = 2,
-    queue: int = 8,
+    queue: int = 4,
     cors_origins: tuple[str, ...] = (),
     max_headers: int = MAX_HEADERS,
 ) -> Any:

@@ -27,8 +27,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-#: Modules the fork server imports once, so that a new worker starts with them loaded.
-PRELOAD = ["embedding.http", "policies", "bc_env.env.svg"]
+#: Modules the fork server imports once, so that a new worker starts with them loaded (and its caches warm).
+PRELOAD = ["embedding._preload"]
 
 
 class Busy(Exception):
@@ -87,7 +87,7 @@ class WorkerPool:
     """``workers`` processes running ``job(*args) -> (status, body)``, and a queue of at most ``queue`` waiting
     requests. Start with :meth:`start`, stop with :meth:`close` (both from the event loop)."""
 
-    def __init__(self, job: Callable[..., tuple[int, bytes]], workers: int = 2, queue: int = 8) -> None:
+    def __init__(self, job: Callable[..., tuple[int, bytes]], workers: int = 2, queue: int = 4) -> None:
         if workers < 1 or queue < 0:
             raise ValueError(f"a pool needs workers >= 1 and queue >= 0, got {workers} and {queue}")
         self.job = job

@@ -73,7 +73,8 @@ def _show(text: str) -> str:
     return shown if len(text) <= 64 else shown + "..."
 
 
-def _is_text(text: str) -> bool:
+def is_text(text: str) -> bool:
+    """Whether ``text`` is Unicode text: no lone surrogate, so it can be written as UTF-8."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -89,7 +90,7 @@ def problem(value: Any, where: str) -> str | None:
     while stack:
         v, path = stack.pop()
         if isinstance(v, str):
-            if not _is_text(v):
+            if not is_text(v):
                 return f"{path}: the string {_show(v)} holds a lone surrogate (not Unicode text)"
         elif isinstance(v, float):
             if not math.isfinite(v):
@@ -101,7 +102,7 @@ def problem(value: Any, where: str) -> str | None:
             for k, item in reversed(items):
                 if not isinstance(k, str):
                     continue  # not JSON (a caller's dict): the readers of the fields say what they expect
-                if not _is_text(k):
+                if not is_text(k):
                     return f"{path}: the key {_show(k)} holds a lone surrogate (not Unicode text)"
                 stack.append((item, f"{path}.{k}"))
         elif isinstance(v, list | tuple):
@@ -157,7 +158,7 @@ def strict_loads(data: str | bytes, where: str = "document") -> Any:
             raise StateError(f"{where}: not a readable JSON document: {exc}") from None
         found = problem(marked, where)
         raise StateError(found if found is not None else f"{where}: not a readable JSON document: {exc}") from None
-    if _SURROGATE_ESCAPE.search(text) is not None or (isinstance(data, str) and not _is_text(text)):
+    if _SURROGATE_ESCAPE.search(text) is not None or (isinstance(data, str) and not is_text(text)):
         check_data(value, where)
     return value
 
@@ -206,4 +207,4 @@ def get_list(d: Any, key: str, where: str) -> list[Any]:
     return v
 
 
-__all__ = ["check_data", "get", "get_bool", "get_int", "get_list", "keys", "problem", "strict_loads"]
+__all__ = ["check_data", "get", "get_bool", "get_int", "get_list", "is_text", "keys", "problem", "strict_loads"]
