@@ -224,24 +224,28 @@ class Guard:
             )
             await _error_response(send, 431, error_reply(None, None, "too_many_headers", message))
             return
-        started = False
+        started = complete = False
 
         async def guarded(message: Any) -> None:
-            nonlocal started
+            nonlocal started, complete
             if message["type"] == "http.response.start":
                 started = True
                 headers = MutableHeaders(scope=message)
                 for name, value in SECURITY_HEADERS:
                     if name.decode() not in headers:
                         headers.append(name.decode(), value.decode())
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                complete = True
             await send(message)
 
         try:
             await self.app(scope, receive, guarded)
         except Exception:
             log.exception("a defect in the service, answered with 500")
+            if complete:
+                return  # the 500 of the app's exception handler (``_defect``) has gone out, with Connection: close
             if started:
-                raise
+                raise  # half a response: uvicorn closes the connection
             await _error_response(send, 500, error_reply(None, None, "internal", "the service failed on this request"))
 
 
@@ -249,6 +253,12 @@ async def _error_response(send: Callable[[Any], Awaitable[None]], status: int, r
     headers = [(b"content-type", b"application/json"), (b"connection", b"close"), *SECURITY_HEADERS]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": encode_bytes(reply)})
+
+
+async def _defect(request: Request, exc: Exception) -> Response:
+    """Starlette's handler of an exception from a route: a JSON 500 that closes the connection (its default is a
+    text page without ``Connection: close``)."""
+    return _json_response(500, error_reply(None, None, "internal", "the service failed on this request"))
 
 
 async def _disconnected(receive: Callable[[], Awaitable[Any]]) -> None:
@@ -366,7 +376,7 @@ def create_app(
         middleware.append(
             Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=methods, allow_headers=headers)
         )
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={Exception: _defect})
     app.state.pool = pool
     return Guard(app, max_headers)
 

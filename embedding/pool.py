@@ -217,6 +217,7 @@ class WorkerPool:
     def _replace(self, worker: _Worker) -> None:
         """Kill ``worker`` (its request was given up) and start another in the background."""
         loop = asyncio.get_running_loop()
+        worker.proc.kill()  # at once: the work stops now; reaping it and starting the next can wait
 
         async def replace() -> None:
             await loop.run_in_executor(None, worker.kill)
