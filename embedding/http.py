@@ -339,7 +339,11 @@ def create_app(
             )
             if here is None:
                 assert pool is not None
-                here = await pool.run((cmd, raw, movetime_cap_ms), deadline, _disconnected(request.receive))
+                gone = asyncio.ensure_future(_disconnected(request.receive))
+                try:
+                    here = await pool.run((cmd, raw, movetime_cap_ms), deadline, gone)
+                finally:
+                    gone.cancel()
         except TimeoutError:
             return _error(cmd, "timeout", f"the request took longer than {timeout_s:g} s")
         except Expired:

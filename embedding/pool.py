@@ -21,6 +21,7 @@ does (their pipe closes).
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import signal
 from collections import deque
@@ -29,6 +30,7 @@ from typing import Any
 
 #: Modules the fork server imports once, so that a new worker starts with them loaded (and its caches warm).
 PRELOAD = ["embedding._preload"]
+log = logging.getLogger("uvicorn.error")
 
 
 class Busy(Exception):
@@ -127,7 +129,8 @@ class WorkerPool:
 
     async def run(self, args: tuple[Any, ...], deadline: float, gone: Awaitable[Any]) -> tuple[int, bytes]:
         """``job(*args)`` on a worker, by ``deadline`` (the event loop's clock); ``gone`` completes when the client
-        disconnects. Raises :class:`Busy`, :class:`Expired`, :class:`Abandoned` or :class:`WorkerDied`."""
+        disconnects (the caller cancels it afterwards). Raises :class:`Busy`, :class:`Expired`, :class:`Abandoned` or
+        :class:`WorkerDied`."""
         gone_fut = asyncio.ensure_future(gone)
         worker = await self._acquire(deadline, gone_fut)
         answered = False
@@ -221,7 +224,15 @@ class WorkerPool:
 
         async def replace() -> None:
             await loop.run_in_executor(None, worker.kill)
-            self._release(await loop.run_in_executor(None, _Worker, self._ctx, self.job))
+            while True:
+                try:
+                    fresh = await loop.run_in_executor(None, _Worker, self._ctx, self.job)
+                except Exception:  # e.g. out of processes for a moment: try again, the queue waits meanwhile
+                    log.exception("could not start a worker; trying again in 1 s")
+                    await asyncio.sleep(1.0)
+                    continue
+                self._release(fresh)
+                return
 
         task = loop.create_task(replace())
         self._tasks.add(task)
