@@ -78,12 +78,12 @@ STATUS = {
 CLOSE_AFTER = frozenset((408, 413, 431, 500))
 #: Seconds a client refused with 503 ``busy`` is asked to wait (``Retry-After``).
 RETRY_AFTER_S = 1
-#: The page's policy: everything from the service's own origin, nothing inline but style attributes (the board's
-#: SVG carries one), no framing, no plugins.
+#: The page's policy: scripts, style sheets, images and API calls from the service's own origin only; nothing inline
+#: (no inline script, ``<style>`` or ``style=`` attribute: the page sets styles through the CSSOM), no framing, no
+#: plugins; ``blob:`` and ``data:`` images for what the page draws and saves itself.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors 'none'"
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 SECURITY_HEADERS = (
     (b"x-content-type-options", b"nosniff"),

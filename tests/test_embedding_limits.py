@@ -64,7 +64,7 @@ def test_security_headers_on_the_page_and_the_api(client):
         assert r.headers["x-frame-options"] == "DENY"
         csp = r.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-eval" not in csp
-    assert "'unsafe-inline'" not in client.get("/").headers["content-security-policy"].split("style-src-attr")[0]
+        assert "'unsafe-inline'" not in csp and "style-src 'self'" in csp
 
 
 def test_cors_is_off_by_default_and_an_option(client):

@@ -194,7 +194,7 @@ def run_load(url: str, server_pids: Any, args: argparse.Namespace) -> None:
     start = time.perf_counter()
     for p in procs:
         p.start()
-    samples = []
+    samples: list[tuple[float, float]] = []  # (seconds since the start, MiB)
     results: list[tuple[float, int, str | None]] = []
     pending = len(procs)
     while pending:
@@ -203,7 +203,7 @@ def run_load(url: str, server_pids: Any, args: argparse.Namespace) -> None:
             pending -= 1
         except Exception:  # queue.Empty: sample the memory meanwhile
             if server_pids:
-                samples.append(round(rss_mib(server_pids()), 1))
+                samples.append((time.perf_counter() - start, round(rss_mib(server_pids()), 1)))
     wall = time.perf_counter() - start
     for p in procs:
         p.join()
@@ -217,7 +217,12 @@ def run_load(url: str, server_pids: Any, args: argparse.Namespace) -> None:
     print(f"  requests {len(results)}, {len(results) / wall:.0f}/s over {wall:.1f} s (clients' start included)")
     print(f"  latency ms: p50 {percentile(lat, 50):.1f}, p99 {percentile(lat, 99):.1f}, max {max(lat):.1f}")
     print(f"  errors: {errors or 0}")
-    print(f"  service memory (process + workers) MiB: start {rss0:.1f}, end {rss1:.1f}, samples {samples}")
+    warm = [mib for t, mib in samples if t >= args.warmup]
+    print(f"  service memory (process + workers) MiB: start {rss0:.1f}, end {rss1:.1f}; every 5 s: "
+          f"{[mib for _, mib in samples]}")  # fmt: skip
+    if warm:
+        print(f"  growth after the first {args.warmup:g} s (warm-up: caches, threads, bots loaded): "
+              f"{rss1 - warm[0]:+.1f} MiB over {wall - args.warmup:.0f} s")  # fmt: skip
 
 
 def run_flood(url: str, args: argparse.Namespace) -> None:
@@ -254,14 +259,14 @@ def run_flood(url: str, args: argparse.Namespace) -> None:
         list(pool.map(search, range(args.searches)))
         side.result()
     print(f"flood: {args.searches} concurrent go(mcts) on core-4p: {statuses}")
-    print(f"  flood reply ms: min {min(flood_ms):.0f}, median {statistics.median(flood_ms):.0f}, max {max(flood_ms):.0f}")
+    low, mid, high = min(flood_ms), statistics.median(flood_ms), max(flood_ms)
+    print(f"  flood reply ms: min {low:.0f}, median {mid:.0f}, max {high:.0f}")
     print(f"  bystander one second in (ms): {bystander}")
 
 
 def run_refused(url: str, server_pids: Any) -> None:
     from bc_env.rules import Game
 
-    pids = server_pids() if server_pids else []
     game = Game.new("core-4p", 3)
     for _ in range(30):
         game.apply(game.legal_actions()[0])
@@ -279,7 +284,8 @@ def run_refused(url: str, server_pids: Any) -> None:
     took = time.perf_counter() - t
     idle = busy_until_idle(server_pids()) if server_pids else float("nan")
     status, reply, ms = Client(url).post("go", {"state": state, "bot": "mcts", "movetime_ms": 2000})
-    print(f"refused (1): 30 concurrent go(mcts, movetime_ms=1) in {took:.2f} s: {statuses}; service busy {idle:.2f} s after")
+    print(f"refused (1): 30 concurrent go(mcts, movetime_ms=1) in {took:.2f} s: {statuses}")
+    print(f"  the service's processes used CPU for {idle:.2f} s after the last reply")
     print(f"  then go(mcts, movetime_ms=2000): {status} in {ms:.0f} ms, nodes {reply.get('nodes')}")
 
     big, rng, widest = Game.new("all-6p", 1), random.Random(1), (0, {})
@@ -295,7 +301,7 @@ def run_refused(url: str, server_pids: Any) -> None:
         idle = busy_until_idle(server_pids()) if server_pids else float("nan")
         code = reply.get("error", {}).get("code", f"ok, elapsed {reply.get('elapsed_ms')} ms")
         print(f"refused (2): go(expert, movetime_ms={movetime}) on all-6p ({len(big.legal_actions())} legal): {status} "
-              f"{code} after {ms:.0f} ms; service busy {idle:.2f} s after")  # fmt: skip
+              f"{code} after {ms:.0f} ms; CPU used for {idle:.2f} s after")  # fmt: skip
 
     u = urlparse(url)
     sock = socket.create_connection((u.hostname, u.port))
@@ -304,10 +310,8 @@ def run_refused(url: str, server_pids: Any) -> None:
     sock.sendall(head.encode() + body)
     time.sleep(0.2)
     sock.close()
-    t = time.perf_counter()
     idle = busy_until_idle(server_pids()) if server_pids else float("nan")
-    print(f"refused (3): go(mcts) abandoned after 0.2 s: service busy {idle:.2f} s after the disconnect")
-    del pids, t
+    print(f"refused (3): go(mcts) abandoned after 0.2 s: CPU used for {idle:.2f} s after the disconnect")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -317,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=48)
     parser.add_argument("--procs", type=int, default=4, help="client processes (default 4)")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds before the memory baseline (default 10)")
     parser.add_argument("--bots", default="ppo-core-2p,random", help="the bots of seat 0 and seat 1")
     parser.add_argument("--searches", type=int, default=40)
     parser.add_argument("server_options", nargs="*", help="options for serve --http (after --)")
