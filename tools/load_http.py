@@ -5,8 +5,8 @@
     python tools/load_http.py flood --searches 40                      # a flood of go(mcts) and a bystander
     python tools/load_http.py refused                                  # refused and abandoned work stops
 
-Each starts its own ``balance-control serve --http`` on a free port of 127.0.0.1 (extra server options after
-``--``), unless ``--url`` names a running one (then the server's memory and CPU are not measured).
+Each starts its own ``balance-control serve --http`` on a free port of 127.0.0.1 (with the options of ``--server``),
+unless ``--url`` names a running one (then the server's memory and CPU are not measured).
 
 * ``load``: ``--clients`` keep-alive connections (spread over ``--procs`` client processes) each play seeded
   ``core-2p`` games for ``--seconds``: ``legal`` before every decision, then ``go`` with ``apply: true`` for the
@@ -28,6 +28,7 @@ import http.client
 import json
 import os
 import random
+import shlex
 import socket
 import statistics
 import subprocess
@@ -324,13 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds before the memory baseline (default 10)")
     parser.add_argument("--bots", default="ppo-core-2p,random", help="the bots of seat 0 and seat 1")
     parser.add_argument("--searches", type=int, default=40)
-    parser.add_argument("server_options", nargs="*", help="options for serve --http (after --)")
+    parser.add_argument("--server", default="", help="options for the serve --http it starts ('--queue 48')")
     args = parser.parse_args(argv)
     proc = None
     if args.url:
         url, server_pids = args.url, None
     else:
-        proc, url = start_server(args.server_options)
+        proc, url = start_server(shlex.split(args.server))
         server_pids = lambda: descendants(proc.pid)  # noqa: E731
     try:
         if args.mode == "load":
