@@ -25,6 +25,7 @@ import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -320,10 +321,9 @@ def create_app(
                 return _error(None, "too_large", f"request body over {max_body} bytes")
             chunks.append(chunk)
 
-    async def command(request: Request) -> Response:
-        cmd = request.path_params["cmd"]
-        if cmd not in HTTP_COMMANDS:
-            return _error(None, "unknown_command", f"no command {cmd[:64]!r}; see /openapi.json")
+    async def post(request: Request, cmd: str, work: Callable[[bytes], tuple[int, bytes] | None]) -> Response:
+        """A JSON ``POST``: the content type, the body within its limits, then ``work(raw body)`` in a thread within
+        ``timeout_s`` -> ``(status, reply bytes)``, or None to run ``answer(cmd, raw, ...)`` in a worker process."""
         if not _json_content_type(request.headers.get("content-type")):
             got = request.headers.get("content-type", "none")[:64]
             wanted = "the body must be Content-Type: application/json"
@@ -334,9 +334,7 @@ def create_app(
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         try:
-            here = await asyncio.wait_for(
-                run_in_threadpool(_answer_here, cmd, raw, movetime_cap_ms, pool is not None), timeout=timeout_s
-            )
+            here = await asyncio.wait_for(run_in_threadpool(work, raw), timeout=timeout_s)
             if here is None:
                 assert pool is not None
                 gone = asyncio.ensure_future(_disconnected(request.receive))
@@ -357,6 +355,12 @@ def create_app(
             return _error(cmd, "internal", str(exc))
         status, data = here
         return _json_response(status, data)
+
+    async def command(request: Request) -> Response:
+        cmd = request.path_params["cmd"]
+        if cmd not in HTTP_COMMANDS:
+            return _error(None, "unknown_command", f"no command {cmd[:64]!r}; see /openapi.json")
+        return await post(request, cmd, partial(_answer_here, cmd, movetime_cap_ms=movetime_cap_ms, workers=bool(pool)))
 
     async def hello(request: Request) -> Response:
         return _json_response(200, Session(require_hello=False).handle({"cmd": "hello"}))
