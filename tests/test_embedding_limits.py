@@ -179,7 +179,7 @@ def test_the_pool_queues_refuses_and_stops_work():
             first = (pid,) = pool.pids()
             assert await pool.run((0.0,), loop.time() + 30, never) == (200, b'{"slept": 0.0}')
             # One runs, one waits, the third is refused at once.
-            a = asyncio.ensure_future(pool.run((0.5,), loop.time() + 30, never))
+            a = asyncio.ensure_future(pool.run((2.0,), loop.time() + 30, never))
             await asyncio.sleep(0.05)
             b = asyncio.ensure_future(pool.run((0.0,), loop.time() + 30, never))
             await asyncio.sleep(0.05)
