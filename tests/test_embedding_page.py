@@ -78,7 +78,7 @@ def test_view_at_the_end_gives_every_seats_influence_and_the_result():
 
 
 def test_view_refuses_bad_requests_and_changes_nothing(client):
-    assert client.post("/v1/view", content=b"{").status_code == 400
+    assert client.post("/v1/view", content=b"{", headers={"content-type": "application/json"}).status_code == 400
     r = client.post("/v1/view", json={"config": "nope", "seed": 1})
     assert r.status_code == 422 and r.json()["error"]["code"] == "bad_config"
     r = client.post("/v1/view", json={"state": {"schema": "x"}})
