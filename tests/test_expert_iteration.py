@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from training.config import TrainConfigError  # noqa: E402
 from training.expert_iteration import ExItConfig, run  # noqa: E402
 from training.rundir import RunDirError  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train" / "exit-tiny.toml"
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "configs" / "train" / "exit-tiny.toml"
+
+
+def _fingerprint_tool():
+    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _cfg(tmp: Path, **changes: object) -> ExItConfig:
@@ -28,6 +37,19 @@ def _cfg(tmp: Path, **changes: object) -> ExItConfig:
 def test_two_generations_resume_export_and_search(tmp_path: Path) -> None:
     full = run(_cfg(tmp_path, name="full", generations=2))
     assert full["generation"] == 2
+    # The same networks and every file as before expert iteration moved onto the training core (issue 31) ...
+    fp = _fingerprint_tool().fingerprint(tmp_path / "full")
+    golden = json.loads((ROOT / "tests" / "fixtures" / "training-tiny.json").read_text())
+    golden = golden["exit sims=3 explore_decisions=2"]
+    assert {k: v for k, v in fp["weights"].items() if k in golden["weights"]} == golden["weights"]
+    assert set(golden["files"]) <= set(fp["files"])
+    # ... and now what the other trainers have: an evaluation per generation, TensorBoard, a learning curve.
+    assert [e["step"] for e in fp["evals"]] == [1, 2] and fp["evals"][0]["random"]["games"] == 4
+    for name in ("evals.json", "learning_curve.png", "summary.json", "progress.jsonl"):
+        assert name in fp["files"], name
+    assert "tb/events.out.tfevents.*" in fp["files"]
+    summary = json.loads((tmp_path / "full" / "summary.json").read_text())
+    assert summary["unit"] == "generation" and summary["steps"] == 2 and summary["generations"] == 2
     # Stopped after generation 1, resumed to 2: the same networks as without the stop.
     run(_cfg(tmp_path, name="split", generations=1))
     assert (tmp_path / "split" / "generations" / "gen-1.npz").is_file()
@@ -53,7 +75,7 @@ def test_two_generations_resume_export_and_search(tmp_path: Path) -> None:
     assert search.act(game) in game.legal_actions()
 
     # Refusals: an existing run without --resume, a resume with other settings, a bad key.
-    with pytest.raises(RunDirError, match="exists"):
+    with pytest.raises(RunDirError, match="already holds a run"):
         run(_cfg(tmp_path, name="split"))
     with pytest.raises(RunDirError, match="seed"):
         run(_cfg(tmp_path, name="split", seed=5, generations=3), resume=True)
