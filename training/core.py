@@ -455,7 +455,7 @@ def _learn(run: Run, backend: Backend, rules: RulesConfig) -> dict[str, Any]:
     }
     write_json_atomic(run_dir / "summary.json", summary)
     print(
-        f"done: {cfg.name} {run.steps:,} {plan.unit}s in {run.state.wall_seconds:.0f}s; "
+        f"done: {cfg.name} {run.steps:,} {plan.unit}{'s' if run.steps != 1 else ''} in {run.state.wall_seconds:.0f}s; "
         f"win rate vs random {last['random']['win_rate']:.0%}, vs heuristic {last['heuristic']['win_rate']:.0%} "
         f"({last['heuristic']['games']} games each); bot: {summary['policy']}"
         + (" (stopped by max_seconds; --resume continues towards total_steps)" if run.out_of_time else ""),

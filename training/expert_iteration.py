@@ -338,7 +338,8 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def describe_generation(record: dict[str, Any], generations: int) -> str:
     """One readable line per generation (the record itself is in the manifest's chain)."""
     return (
-        f"generation {record['generation']}/{generations}: {record['games']} self-play games, "
+        f"generation {record['generation']}/{generations}: {record['games']} self-play "
+        f"game{'s' if record['games'] != 1 else ''}, "
         f"{record['examples']:,} examples (trained on {record['trained_on']:,}), policy loss "
         f"{record['policy_loss']:.3f}, value loss {record['value_loss']:.3f}; self-play "
         f"{record['self_play_seconds']:.1f} s, training {record['train_seconds']:.1f} s on {record['device']}"
