@@ -3,12 +3,14 @@ end (train, checkpoint, resume, export, load, play)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
 import sys
 import time
 from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +31,7 @@ from training.rllib.module import MASKED_LOGIT  # noqa: E402
 from training.rllib.trainer import RunDirError, train  # noqa: E402
 
 TINY = "configs/train/tiny.toml"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _env(players: str = "core-2p", **pool: float) -> BalanceControlMultiAgentEnv:
@@ -124,9 +127,27 @@ def tiny_run(tmp_path_factory):
     assert done.returncode == 0, done.stderr
     first = json.loads((cfg.run_dir / "summary.json").read_text())
     first["output"] = (done.stdout, done.stderr)
+    first["fingerprint"] = _fingerprint_tool().fingerprint(cfg.run_dir)
     state1 = json.loads((cfg.run_dir / "checkpoint" / "state.json").read_text())
     second = train(cfg.replace(total_steps=512), resume=True, progress=False)
     return cfg, first, state1, second, time.time() - t
+
+
+def _fingerprint_tool():
+    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_run_directory_has_every_file_it_had_before_the_training_core(tiny_run):
+    """Every file the rllib run directory had before the backend moved onto training/core.py (issue 31). The
+    weights are not compared: RLlib's first PPO iteration has two outcomes for one seed here (a start-up race
+    between Ray's env runner and the learner, seen with the code before the move too; docs/training.md)."""
+    _, first, *_ = tiny_run
+    golden = json.loads((ROOT / "tests" / "fixtures" / "training-tiny.json").read_text())["rllib"]
+    later = {"pool/snapshot-000000512.json", "pool/snapshot-000000512.npz"}  # this run stops at 256 steps
+    assert set(golden["files"]) - later <= set(first["fingerprint"]["files"])
 
 
 def test_the_command_line_run_says_what_it_does_and_keeps_rays_noise_in_a_log(tiny_run):
@@ -154,7 +175,7 @@ def test_tiny_rllib_run_trains_checkpoints_and_resumes(tiny_run):
     assert second["steps"] == 512 and second["iterations"] == 4, "the step counter continues after --resume"
     for name in ("config.json", "evals.json", "progress.jsonl", "learning_curve.png", "summary.json", "policy.json"):
         assert (run / name).is_file(), name
-    assert list((run / "tb").glob("events.out.tfevents.*")), "TensorBoard logs, as for every backend"
+    assert len(list((run / "tb").glob("events.out.tfevents.*"))) == 2, "TensorBoard logs of both invocations"
     assert (run / "checkpoint" / "algo" / "rllib_checkpoint.json").is_file()
     rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert [r["steps"] for r in rows] == [128, 256, 384, 512]

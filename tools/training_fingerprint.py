@@ -6,9 +6,10 @@ the fingerprints recorded before the training core was shared by the backends (i
 
     python tools/training_fingerprint.py sb3 exit [rllib] [--out FILE]
 
-Weight digests are exact float32 bytes: they hold for one torch build on one kind of CPU (re-record them with
-this script after a torch upgrade). The RLlib backend is not deterministic run to run (Ray schedules the env
-runner's sampling and the learner's update asynchronously), so its fingerprint keeps only the files.
+Weight digests are exact float32 bytes: they hold for one torch (and Ray) build on one kind of CPU (re-record them
+with this script after an upgrade). sb3 and expert iteration are deterministic for a seed; rllib is not quite
+(its first PPO iteration has two outcomes for one seed, docs/training.md), so compare its weights across runs with
+care.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     for backend in args.backends:
         with tempfile.TemporaryDirectory() as tmp:
             run_dir = run_tiny(backend, Path(tmp))
-            result[backend] = fingerprint(run_dir, weights=backend != "rllib")
+            result[backend] = fingerprint(run_dir)
     text = json.dumps(result, indent=1, sort_keys=True) + "\n"
     if args.out:
         Path(args.out).write_text(text)

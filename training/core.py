@@ -112,6 +112,9 @@ class Backend:
     name = "?"
     identity_keys: tuple[str, ...] = ()
     checkpoint_file = "state.json"
+    #: False: the core writes this backend's TensorBoard events when the run ends, not while it trains (rllib: a
+    #: TensorBoard writer open while RLlib trains made its start-up race take the other outcome; docs/training.md).
+    live_tensorboard = True
 
     def __init__(self, cfg: Any) -> None:
         self.cfg = cfg
@@ -184,18 +187,18 @@ class Backend:
 
 class ScalarLog:
     """TensorBoard scalars in ``tb/`` (when the ``tensorboard`` package is there) and the same rows as JSON lines
-    in ``progress.jsonl``. The interface of stable-baselines3's logger: :meth:`record`, then :meth:`dump`."""
+    in ``progress.jsonl``. The interface of stable-baselines3's logger: :meth:`record`, then :meth:`dump`.
+    With ``live=False`` the TensorBoard events of this invocation are written by :meth:`close` (see
+    :attr:`Backend.live_tensorboard`)."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, live: bool = True) -> None:
         self.path = run_dir / "progress.jsonl"
+        self.tb_dir = run_dir / "tb"
         self.rows: dict[str, Any] = {}
+        self.session: list[dict[str, Any]] = []
         self.writer: Any = None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(str(run_dir / "tb"))
-        except ImportError:  # no torch or no tensorboard: the JSON lines only
-            pass
+        if live:
+            self.writer = _tensorboard_writer(self.tb_dir)
 
     def record(self, key: str, value: Any, exclude: Any = None) -> None:
         self.rows[key] = value
@@ -206,16 +209,35 @@ class ScalarLog:
         row = {"steps": step, **{k: _finite(v) for k, v in self.rows.items()}}
         with self.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
-        if self.writer is not None:
-            for k, v in row.items():
-                if isinstance(v, int | float) and not isinstance(v, bool) and k != "steps":
-                    self.writer.add_scalar(k, v, step)
-            self.writer.flush()
         self.rows = {}
+        if self.writer is not None:
+            _add_scalars(self.writer, row)
+            self.writer.flush()
+        else:
+            self.session.append(row)
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
+        writer = self.writer or (_tensorboard_writer(self.tb_dir) if self.session else None)
+        if writer is None:
+            return
+        for row in self.session:
+            _add_scalars(writer, row)
+        writer.close()
+        self.writer, self.session = None, []
+
+
+def _tensorboard_writer(directory: Path) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # no torch or no tensorboard: the JSON lines only
+        return None
+    return SummaryWriter(str(directory))
+
+
+def _add_scalars(writer: Any, row: dict[str, Any]) -> None:
+    for k, v in row.items():
+        if isinstance(v, int | float) and not isinstance(v, bool) and k != "steps":
+            writer.add_scalar(k, v, row["steps"])
 
 
 class Run:
@@ -376,7 +398,7 @@ def train(backend: Backend, *, resume: bool = False, progress: bool | None = Non
         else:
             backend.start(run)
         if run.log is None:
-            run.log = ScalarLog(run_dir)
+            run.log = ScalarLog(run_dir, live=backend.live_tensorboard)
         return _learn(run, backend, rules)
     finally:
         backend.close()

@@ -143,6 +143,10 @@ class RLlibBackend(Backend):
     name = "rllib"
     identity_keys = IDENTITY_KEYS
     checkpoint_file = "state.json"
+    # RLlib's first PPO iteration has two outcomes for one seed (a start-up race); with torch's TensorBoard writer
+    # open in the driver it took the one that differs from the runs before the training core in 3 runs of 3,
+    # without it in 1 of 6 (docs/training.md). The TensorBoard events are written when the run ends.
+    live_tensorboard = False
 
     def __init__(self, cfg: TrainConfig) -> None:
         if cfg.backend != "rllib":
