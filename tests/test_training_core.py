@@ -126,6 +126,10 @@ def test_ctrl_c_checkpoints_and_resume_continues(tmp_path: Path, capsys: pytest.
     assert backend.calls == ["restore"] and summary["steps"] == 256
     assert backend.snapshots_seen[0] == [64, 128], "the pool comes back with the checkpoint"
     assert [e["step"] for e in json.loads((cfg.run_dir / "evals.json").read_text())] == [128, 256]
+    state = cfg.run_dir / "checkpoint" / "state.json"
+    state.write_text(json.dumps({"num_timesteps": 256, "run": {}}))  # a checkpoint of the trainers before the core
+    with pytest.raises(RunDirError, match="written before the training core"):
+        _train(CountingBackend(cfg.override(["total_steps=512"])), resume=True)
 
 
 def test_max_seconds_stops_and_still_exports(tmp_path: Path) -> None:

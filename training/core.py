@@ -392,6 +392,11 @@ def train(backend: Backend, *, resume: bool = False, progress: bool | None = Non
         print(backend.describe(rules), flush=True)
         if resume:
             checkpoint = json.loads((run_dir / "checkpoint" / "state.json").read_text(encoding="utf-8"))
+            if "backend" not in checkpoint:
+                raise RunDirError(
+                    f"cannot resume {run_dir}: its checkpoint was written before the training core (issue 31) in "
+                    "another format; continue it with a checkout from before, or start a new run (--set name=...)"
+                )
             run.state = RunState.from_dict(checkpoint["run"])
             backend.restore(run, run_dir / "checkpoint", checkpoint["backend"])
             backend.set_snapshots(run.state.snapshots)
