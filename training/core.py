@@ -11,8 +11,8 @@ A *backend* (sb3 in ``training/train.py``, rllib in ``training/rllib/trainer.py`
 * the cadences, counted in the backend's unit (learner steps, or generations): pool snapshots (exported into
   ``pool/``), evaluations against the random and the heuristic bot (``evals.json``, ``training/evaluation.py``),
   checkpoints, and the ``max_seconds`` budget;
-* what people see: one line at the start, a progress bar on a terminal (steps/s, the backend's own figures, the
-  latest evaluation; never ``nan``), one line per evaluation, TensorBoard scalars in ``tb/`` (with the same rows in
+* what people see: one line at the start, a progress bar on a terminal (tqdm's rate, the backend's own figures,
+  the latest evaluation; never ``nan``), one line per evaluation, TensorBoard scalars in ``tb/`` (with the same rows in
   ``progress.jsonl``), and at the end ``learning_curve.png``, ``summary.json`` and one summary line;
 * the export at the end: ``policy.npz`` + ``policy.json`` with the run's provenance.
 
@@ -282,15 +282,15 @@ class Run:
         if show is not None:
             self.show = show
         p = self.plan
+        if self.bar is not None and steps != before:
+            self.bar.update(min(steps, p.total) - min(before, p.total))
+            self.bar.set_postfix_str(self.postfix(), refresh=False)
         if p.snapshot_every and steps - self.state.last_snapshot >= p.snapshot_every:
             self.snapshot()
         if steps - self.state.last_eval >= p.eval_every:
             self.evaluate()
         if steps - self.state.last_checkpoint >= p.checkpoint_every:
             self.checkpoint()
-        if self.bar is not None and steps != before:
-            self.bar.update(min(steps, p.total) - min(before, p.total))
-            self.bar.set_postfix_str(self.postfix(), refresh=False)
         if self.deadline is not None and time.time() >= self.deadline:
             self.out_of_time = True
             return False
@@ -308,8 +308,7 @@ class Run:
         return (self.state.steps - self.steps0) / max(time.time() - self.t0, 1e-9)
 
     def postfix(self) -> str:
-        parts = [f"{self.rate():,.0f} steps/s"] if self.plan.unit == "step" else []
-        parts += [f"{k} {v}" for k, v in self.show.items()]
+        parts = [f"{k} {v}" for k, v in self.show.items()]  # tqdm shows the rate itself
         if self.state.evals:
             last = self.state.evals[-1]
             parts += [f"vs {o} {last[o]['win_rate']:.0%}" for o in ("random", "heuristic")]
