@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bc_env.env.render import PLAYER_COLOURS
-from bc_env.env.svg import REGULATION_NAMES, _tile_fill, board_svg, text_colour
+from bc_env.env.svg import REGULATION_NAMES, tile_fill, board_svg, text_colour
 from bc_env.rules import Game
 
 from .protocol import Session, error_reply, request_id, summary
@@ -70,7 +70,7 @@ def view(game: Game) -> dict[str, Any]:
     tile = None
     if game.drawn >= 0 and not over:
         spec = game.catalogue[game.drawn]
-        fill = _tile_fill(spec)
+        fill = tile_fill(spec)
         rgb = (int(fill[1:3], 16), int(fill[3:5], 16), int(fill[5:7], 16))
         tile = {"name": spec.name, "code": spec.code, "fill": fill, "ink": text_colour(rgb)}
     decks = []

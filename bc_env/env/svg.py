@@ -77,7 +77,7 @@ def _tile_rgb(spec) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
     return KIND_COLOURS[spec.kind]
 
 
-def _tile_fill(spec) -> str:  # type: ignore[no-untyped-def]
+def tile_fill(spec) -> str:  # type: ignore[no-untyped-def]
     return _hex(_tile_rgb(spec))
 
 
