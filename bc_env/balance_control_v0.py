@@ -35,24 +35,12 @@ def gymnasium_env(
 
     ``opponents``: ``None`` (default) plays every other seat with uniformly random legal moves drawn from the env's
     own RNG (no bot package needed, reproducible with ``reset(seed=...)``); a policy object with ``act(game)``
-    plays every other seat; a list of ``n - 1`` of them plays the seats after the learner. A bot's name
-    (``"heuristic"``, ``"ppo-core-2p"``) or an exported policy's path, alone or in the list, is loaded here with
-    ``policies.load(name, seed=k, config=config)`` (k = 1 .. n - 1, the seat after the learner), so a
-    ``gymnasium.make`` call can name its opponents. Other keyword arguments are :class:`SingleAgentEnv`'s
+    plays every other seat; a list of ``n - 1`` of them plays the seats after the learner. Bots are objects, never
+    names (the environment sits below the bots, docs/architecture.md): ``gymnasium.make(GYMNASIUM_ID,
+    opponents=policies.load("heuristic"))``. Other keyword arguments are :class:`SingleAgentEnv`'s
     (``learner_seat``, ``reward_scheme``, ``obs_format``, ``render_mode``, ...).
     """
-    rules = RulesConfig.resolve(config)
-    if isinstance(opponents, str | Path):
-        opponents = _load(opponents, 1, rules)
-    elif isinstance(opponents, list | tuple):
-        opponents = [_load(p, k, rules) if isinstance(p, str | Path) else p for k, p in enumerate(opponents, 1)]
-    return SingleAgentEnv(rules, opponents, **options)
-
-
-def _load(name: str | Path, seed: int, rules: RulesConfig) -> Any:
-    from policies import load  # the bot package, only when a bot is named
-
-    return load(name, seed=seed, config=rules)
+    return SingleAgentEnv(RulesConfig.resolve(config), opponents, **options)
 
 
 __all__ = ["GYMNASIUM_ID", "PETTINGZOO_ID", "env", "gymnasium_env", "raw_env"]

@@ -11,13 +11,13 @@ onnxruntime and NumPy at run time).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bc_env.rules import Game, RulesConfig
+from bc_env.rules import Game, RulesConfig, StateError
+from bc_env.rules.jsonread import strict_loads
 from policies.neural import FORMAT, VERSION, PolicyFileError
 
 
@@ -32,9 +32,11 @@ class OnnxPolicy:
         if not model.is_file() or not man.is_file():
             raise PolicyFileError(f"an ONNX policy needs both {model} and {man}")
         try:
-            data = json.loads(man.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise PolicyFileError(f"{man}: not valid JSON: {exc}") from None
+            data = strict_loads(man.read_bytes(), "manifest")
+        except StateError as exc:
+            raise PolicyFileError(f"{man}: {str(exc).removeprefix('manifest: ')}") from None
+        if not isinstance(data, dict):
+            raise PolicyFileError(f"{man}: a manifest is a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT or data.get("version") != VERSION or not isinstance(data.get("onnx"), dict):
             raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest with an 'onnx' entry")
         from bc_env.encoding import Encoder, encoder_version

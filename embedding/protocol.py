@@ -13,17 +13,20 @@ command builds its new game (or bot) aside and installs it only once everything 
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from bc_env.rules import Game, RulesConfig, preset_names
-from bc_env.rules.errors import BalanceControlError
+from bc_env.rules.errors import BalanceControlError, StateError
+from bc_env.rules.jsonread import problem, strict_loads
 
 PROTOCOL_VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "protocol.schema.json"
@@ -32,6 +35,11 @@ MAX_MESSAGE_BYTES = 1 << 20
 COMMANDS = ("hello", "new", "position", "legal", "apply", "bot", "go", "state", "render", "quit")
 #: Commands that need a game.
 GAME_COMMANDS = ("legal", "apply", "go", "state", "render")
+#: The share of ``movetime_ms`` a searching bot searches for; the rest is for its final choice and the reply.
+SEARCH_SHARE = 0.8
+#: Where a hard stop is on (worker processes of the HTTP service): how far past ``movetime_ms`` the alarm
+#: interrupts a bot that has not decided.
+HARD_STOP_GRACE_S = 0.05
 
 
 class ProtocolError(BalanceControlError):
@@ -110,12 +118,24 @@ def summary(game: Game) -> dict[str, Any]:
 
 
 def node_cost(bot: Any, game: Game) -> int:
-    """The positions ``bot`` evaluates to decide in ``game``: one forward pass for a trained bot and one draw for
-    the random bot; the heuristic and expert bots score every legal action (one position each)."""
+    """The positions a bot that does not search evaluates to decide in ``game``: one forward pass for a trained bot
+    and one draw for the random bot; the heuristic and expert bots score every legal action (one position each).
+    A searching bot (:func:`search_config`) counts its simulations instead."""
     name = getattr(bot, "name", "")
     if name in ("heuristic", "expert"):
         return len(game.legal_actions())
     return 1
+
+
+def search_config(bot: Any) -> Any:
+    """The search settings of a searching bot (``policies.mcts.MCTSConfig``), or None for a bot that does not
+    search."""
+    config = getattr(bot, "config", None)
+    if config is None:
+        return None
+    from policies.mcts import MCTSConfig
+
+    return config if isinstance(config, MCTSConfig) else None
 
 
 def check_bot_fits(bot: Any, game: Game) -> None:
@@ -132,49 +152,103 @@ def check_bot_fits(bot: Any, game: Game) -> None:
         )
 
 
-_EXECUTOR: ThreadPoolExecutor | None = None
+class BudgetInterrupt(BaseException):  # noqa: N818 - not an error: the alarm of a hard stop
+    """Raised by the alarm of a hard stop inside a bot that is past its time (a BaseException, so that no
+    ``except Exception`` in a bot swallows it)."""
 
 
-def _executor() -> ThreadPoolExecutor:
-    global _EXECUTOR
-    if _EXECUTOR is None:
-        _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bc-bot")
-    return _EXECUTOR
+_hard_stop = False
+_armed = False
+
+
+def enable_hard_stop() -> None:
+    """Interrupt a bot that is still deciding ``HARD_STOP_GRACE_S`` after its ``movetime_ms`` (SIGALRM; only in the
+    main thread of a process that serves one request at a time: the HTTP service's worker processes, where the bot
+    is built for the request and thrown away after it)."""
+    global _hard_stop
+    signal.signal(signal.SIGALRM, _on_alarm)
+    _hard_stop = True
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    if _armed:
+        raise BudgetInterrupt
+
+
+@contextmanager
+def _hard_limit(seconds: float | None) -> Iterator[None]:
+    global _armed
+    if not _hard_stop or seconds is None:
+        yield
+        return
+    _armed = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        _armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+@contextmanager
+def _search_budget(bot: Any, movetime_ms: int | None, nodes: int | None) -> Iterator[None]:
+    """A searching bot's own budget for one decision: at most ``nodes`` simulations and ``SEARCH_SHARE`` of
+    ``movetime_ms`` (the search checks its clock between simulations); its settings are restored after."""
+    config = search_config(bot)
+    if config is None:
+        yield
+        return
+    sims = config.sims if nodes is None else min(config.sims, nodes)
+    ms = config.ms
+    if movetime_ms is not None:
+        share = movetime_ms * SEARCH_SHARE
+        ms = share if ms <= 0 else min(ms, share)
+    bot.config = replace(config, sims=sims, ms=ms)
+    try:
+        yield
+    finally:
+        bot.config = config
 
 
 def decide(bot: Any, game: Game, movetime_ms: int | None = None, nodes: int | None = None) -> tuple[int, int, float]:
     """The bot's action in ``game`` as ``(action, nodes, elapsed_ms)`` within the budget.
 
-    The shipped bots do not search, so a budget cannot make them play differently: ``nodes`` is checked
-    against :func:`node_cost` before the bot runs and ``movetime_ms`` caps the wall-clock time (the bot runs on
-    a copy of the game in a worker thread; past the cap the reply is ``time_budget_exceeded``). The action
-    itself never depends on the clock."""
+    ``nodes``: a searching bot (``mcts``) runs at most that many simulations and reports the number it ran; a bot
+    that does not search is checked against :func:`node_cost` before it runs. ``movetime_ms``: a searching bot
+    searches for ``SEARCH_SHARE`` of it; any bot that takes longer than ``movetime_ms`` in all is refused
+    (``time_budget_exceeded``), and where the hard stop is on (:func:`enable_hard_stop`) it is interrupted
+    ``HARD_STOP_GRACE_S`` past it. The bot runs on a copy of the game: a refusal leaves the game as it was. Only a
+    searching bot given ``movetime_ms`` depends on the clock."""
     if game.is_terminal():
         raise ProtocolError("game_over", "the game is over: no decision to take")
     check_bot_fits(bot, game)
-    cost = node_cost(bot, game)
+    searching = search_config(bot) is not None
+    cost = 0 if searching else node_cost(bot, game)
     if nodes is not None and cost > nodes:
         raise ProtocolError(
             "node_budget_exceeded", f"bot {bot.name} evaluates {cost} positions here; the budget is {nodes} nodes"
         )
     copy = game.clone()
+    limit = None if movetime_ms is None else movetime_ms / 1000 + HARD_STOP_GRACE_S
     start = time.perf_counter()
     try:
-        if movetime_ms is None:
+        with _search_budget(bot, movetime_ms, nodes), _hard_limit(limit):
             action = bot.act(copy)
-        else:
-            future = _executor().submit(bot.act, copy)
-            try:
-                action = future.result(timeout=movetime_ms / 1000)
-            except FutureTimeout:
-                raise ProtocolError(
-                    "time_budget_exceeded", f"bot {bot.name} did not decide within {movetime_ms} ms"
-                ) from None
+    except BudgetInterrupt:
+        raise ProtocolError(
+            "time_budget_exceeded", f"bot {bot.name} did not decide within {movetime_ms} ms (stopped)"
+        ) from None
     except ProtocolError:
         raise
     except Exception as exc:  # a bot is third-party code as far as the protocol goes
         raise ProtocolError("bot_error", f"bot {bot.name} failed: {type(exc).__name__}: {exc}") from None
     elapsed = (time.perf_counter() - start) * 1000
+    if movetime_ms is not None and elapsed > movetime_ms:
+        raise ProtocolError(
+            "time_budget_exceeded", f"bot {bot.name} did not decide within {movetime_ms} ms ({elapsed:.0f} ms)"
+        )
+    if searching:
+        cost = max(1, int(getattr(bot, "last_simulations", 1)))  # the simulations it ran (0 for a forced move)
     if action not in game.legal_actions():
         raise ProtocolError("bot_error", f"bot {bot.name} chose {action!r}, which is not legal")
     return int(action), cost, elapsed
@@ -203,11 +277,9 @@ class Session:
         if size > MAX_MESSAGE_BYTES:
             return error_reply(None, None, "too_large", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
         try:
-            if isinstance(line, bytes):
-                line = line.decode("utf-8")
-            message = json.loads(line)
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            return error_reply(None, None, "bad_json", f"not a JSON message: {str(exc)[:200]}")
+            message = strict_loads(line, "message")
+        except StateError as exc:
+            return error_reply(None, None, "bad_json", f"not a JSON message: {str(exc)[:300]}")
         return self.handle(message)
 
     def handle(self, message: Any) -> dict[str, Any]:
@@ -397,6 +469,8 @@ def request_id(message: Any) -> str | int | None:
     ident = message.get("id") if isinstance(message, dict) else None
     if isinstance(ident, bool) or not isinstance(ident, (str, int)) or (isinstance(ident, str) and len(ident) > 256):
         return None
+    if isinstance(ident, str) and problem(ident, "id") is not None:
+        return None  # a lone surrogate cannot be echoed (the schema refuses the message)
     return ident
 
 
@@ -442,3 +516,16 @@ def error_reply(ident: Any, cmd: str | None, code: str, message: str) -> dict[st
 def encode(reply: dict[str, Any]) -> str:
     """One reply as one line of JSON (no newline inside)."""
     return json.dumps(reply, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def encode_bytes(reply: dict[str, Any]) -> bytes:
+    """One reply as UTF-8 JSON. A reply that cannot be written (a non-finite number or a lone surrogate that got
+    past the readers: a defect) becomes an ``internal`` error naming the field, never an exception."""
+    try:
+        return encode(reply).encode("utf-8")
+    except (ValueError, TypeError) as exc:  # UnicodeEncodeError is a ValueError
+        where = problem(reply, "reply") or f"{type(exc).__name__}: {exc}"
+        fallback = error_reply(None, None, "internal", f"the reply could not be written as JSON: {where}")
+        fallback["id"] = reply.get("id") if problem(reply.get("id"), "id") is None else None
+        fallback["cmd"] = reply.get("cmd") if problem(reply.get("cmd"), "cmd") is None else None
+        return json.dumps(fallback, separators=(",", ":"), ensure_ascii=True).encode("ascii")

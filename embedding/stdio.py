@@ -1,7 +1,8 @@
 """The bot protocol over stdin/stdout: one JSON request per line in, one JSON reply per line out.
 
 Lines longer than ``MAX_MESSAGE_BYTES`` are read to their end and answered with ``too_large`` without being
-kept in memory; the process ends on ``quit`` or at the end of its input, with exit status 0.
+kept in memory; the process ends on ``quit`` or at the end of its input, with exit status 0. Replies are written as
+UTF-8 bytes whatever the locale; a reply that could not be written (a defect) becomes an ``internal`` error reply.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any, BinaryIO, TextIO
 
-from .protocol import MAX_MESSAGE_BYTES, Session, encode, error_reply
+from .protocol import MAX_MESSAGE_BYTES, Session, encode_bytes, error_reply
 
 CHUNK = 1 << 16
 
@@ -47,8 +48,23 @@ def serve(stdin: BinaryIO | None = None, stdout: TextIO | None = None, bot: Any 
         elif not line.strip():
             continue  # blank lines are allowed between messages
         else:
-            reply = session.handle_line(line)
-        stdout.write(encode(reply) + "\n")
-        stdout.flush()
+            try:
+                reply = session.handle_line(line)
+            except Exception as exc:  # a defect: the session answers it and goes on
+                reply = error_reply(None, None, "internal", f"{type(exc).__name__}: {str(exc)[:300]}")
+        write(stdout, reply)
         if session.closed:
             return 0
+
+
+def write(stdout: TextIO, reply: dict[str, Any]) -> None:
+    """One reply line, as UTF-8 bytes to the binary buffer under ``stdout`` (text to a stream without one)."""
+    data = encode_bytes(reply) + b"\n"
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is None:
+        stdout.write(data.decode("utf-8"))
+        stdout.flush()
+        return
+    stdout.flush()
+    buffer.write(data)
+    buffer.flush()

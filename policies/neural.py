@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from bc_env.rules import BalanceControlError, Game, IllegalActionError, RulesConfig
+from bc_env.rules import BalanceControlError, Game, IllegalActionError, RulesConfig, StateError
+from bc_env.rules.jsonread import strict_loads
 
 FORMAT = "balance-control-policy"
 VERSION = 1
@@ -250,11 +251,9 @@ class NeuralPolicy:
         from bc_env.encoding import Encoder, encoder_version
 
         try:
-            data = json.loads(man.read_bytes().decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise PolicyFileError(f"{man}: not UTF-8 text ({exc.reason})") from None
-        except json.JSONDecodeError as exc:
-            raise PolicyFileError(f"{man}: not valid JSON: {exc}") from None
+            data = strict_loads(man.read_bytes(), "manifest")  # finite numbers, Unicode strings (a bot's name)
+        except StateError as exc:
+            raise PolicyFileError(f"{man}: {str(exc).removeprefix('manifest: ')}") from None
         if not isinstance(data, dict):
             raise PolicyFileError(f"{man}: a manifest is a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT or type(data.get("version")) is not int or data["version"] != VERSION:

@@ -20,12 +20,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def sleep_job(seconds: float) -> tuple[int, bytes]:
+    """A worker pool job for the pool's tests (importable by the workers): sleeps, then answers 200."""
+    time.sleep(seconds)
+    return 200, b'{"slept": %r}' % seconds
+
+
 @contextmanager
-def running_server() -> Iterator[str]:
-    """The base URL of a service that runs until the block ends."""
+def running_server(*options: str) -> Iterator[str]:
+    """The base URL of a service (started with ``options`` for serve --http) that runs until the block ends."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "balance_control", "serve", "--http", "--port", str(port)],
+        [sys.executable, "-m", "balance_control", "serve", "--http", "--port", str(port), *options],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import bc_env
+import policies
 from bc_env import balance_control_v0
 from bc_env.env import SingleAgentEnv
 from bc_env.env.aec import raw_env
@@ -60,12 +61,17 @@ def test_gymnasium_make_with_the_module_prefix_imports_bc_env_itself():
     assert out.split() == ["core-3p", "balance_control/BalanceControl-v0"]
 
 
-def test_gymnasium_make_passes_options_and_loads_named_opponents():
+def test_gymnasium_make_passes_options_and_takes_opponents_as_objects():
     import gymnasium
 
-    env = gymnasium.make(bc_env.GYMNASIUM_ID, config="core-4p", opponents="heuristic", learner_seat=2)
+    from bc_env.env.errors import EnvOptionError
+
+    bot = policies.load("heuristic", seed=1)
+    env = gymnasium.make(bc_env.GYMNASIUM_ID, config="core-4p", opponents=bot, learner_seat=2)
     assert env.spec is not None and env.spec.id == bc_env.GYMNASIUM_ID
-    assert env.spec.kwargs == {"config": "core-4p", "opponents": "heuristic", "learner_seat": 2}
+    assert env.spec.kwargs == {"config": "core-4p", "opponents": bot, "learner_seat": 2}
+    with pytest.raises(EnvOptionError, match="policies.load"):  # a name: the env sits below the bots
+        gymnasium.make(bc_env.GYMNASIUM_ID, config="core-4p", opponents="heuristic")
     inner = env.unwrapped
     assert isinstance(inner, SingleAgentEnv) and inner.config.name == "core-4p"
     obs, info = env.reset(seed=1)
@@ -98,7 +104,7 @@ def test_balance_control_v0_module_follows_pettingzoo_classic():
     assert not hasattr(balance_control_v0, "parallel_env")  # turn-based: AEC only, as PettingZoo's board games
     env.reset(seed=2)
     assert env.render() == env.game.render()
-    gym_env = balance_control_v0.gymnasium_env("core-2p", opponents=["random"])
+    gym_env = balance_control_v0.gymnasium_env("core-2p", opponents=[policies.load("random", seed=0)])
     assert isinstance(gym_env, SingleAgentEnv)
 
 

@@ -24,6 +24,7 @@ from embedding.http import create_app  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "embedding" / "protocol.schema.json").read_text(encoding="utf-8"))
 REPLY = Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/reply"})
+JSON = {"content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -102,11 +103,11 @@ def test_errors_and_limits(client):
     assert post(client, "new", {"config": "core-2p", "state": state}, 400)["error"]["code"] == "bad_message"
     assert post(client, "fly", {}, 404)["error"]["code"] == "unknown_command"
     assert post(client, "new", {"config": "core-2p", "seed": "x"}, 400)["error"]["code"] == "bad_message"
-    r = client.post("/v1/new", content=b"{nope")
+    r = client.post("/v1/new", content=b"{nope", headers=JSON)
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_json"
-    r = client.post("/v1/new", content=b" " * (2 << 20))
+    r = client.post("/v1/new", content=b" " * (2 << 20), headers=JSON)
     assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
-    r = client.post("/v1/new", content=json.dumps([1]))
+    r = client.post("/v1/new", content=json.dumps([1]), headers=JSON)
     assert r.status_code == 400
 
 

@@ -246,6 +246,102 @@ def test_stdio_serve_in_process_reads_to_the_end():
     assert [r["cmd"] for r in replies] == ["hello", "new", "legal"] and all(r["ok"] for r in replies)
 
 
+def test_a_lone_surrogate_or_a_non_finite_number_never_ends_a_session():
+    """Issue 30, causes 1 and 2: a lone surrogate in ``id`` made the reply unwritable (UnicodeEncodeError, exit 1,
+    neither line answered); NaN or 1e400 in a state loaded and the next ``state`` reply could not be written."""
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # strict UTF-8, like a real stdout
+    lines = [
+        '{"cmd":"hello","id":"\\ud800"}',
+        '{"cmd":"hello","id":"h"}',
+        '{"cmd":"new","config":{"players":2,"name":"\\udfff"}}',
+        '{"cmd":"new","config":"core-2p","seed":1}',
+        '{"cmd":"position","state":{"schema":"balance-control-state","events":[{"v":NaN}]}}',
+        '{"cmd":"apply","action":1e400}',
+        '{"cmd":"state","id":7}',
+    ]
+    assert serve(io.BytesIO("\n".join(lines).encode()), stdout) == 0
+    stdout.flush()
+    replies = [json.loads(x) for x in stdout.buffer.getvalue().decode("utf-8").splitlines()]
+    assert len(replies) == len(lines)
+    for reply in replies:
+        check_reply(reply)
+    assert [r["ok"] for r in replies] == [False, True, False, True, False, False, True]
+    assert "message.id: the string '\\ud800' holds a lone surrogate" in replies[0]["error"]["message"]
+    assert "message.config.name" in replies[2]["error"]["message"]
+    assert "message.state.events[0].v: NaN is not a JSON number" in replies[4]["error"]["message"]
+    assert "message.action: 1e400 is out of the range" in replies[5]["error"]["message"]
+    assert replies[6]["state"] == Game.new("core-2p", 1).to_dict()
+
+
+def test_a_state_handed_over_as_python_data_is_checked_too():
+    s = greeted()
+    state = Game.new("core-2p", 1).to_dict()
+    state["events"][0]["v"] = float("inf")
+    r = s.handle({"cmd": "position", "state": state})
+    assert r["error"]["code"] == "bad_state" and "state.events[0].v: inf is not a JSON number" in r["error"]["message"]
+    assert s.handle({"cmd": "hello", "id": "\udc00"})["id"] is None  # never echoed
+
+
+def test_an_unwritable_reply_becomes_an_internal_error():
+    data = protocol.encode_bytes({"ok": True, "id": 3, "cmd": "state", "state": {"x": [float("nan")]}})
+    reply = json.loads(data)
+    assert reply["ok"] is False and reply["id"] == 3 and reply["error"]["code"] == "internal"
+    assert "reply.state.x[0]: nan is not a JSON number" in reply["error"]["message"]
+    reply = json.loads(protocol.encode_bytes({"ok": True, "id": "\ud800", "cmd": "go"}))
+    assert reply["id"] is None and "lone surrogate" in reply["error"]["message"]
+
+
+def test_search_budgets_bind_the_search_bot():
+    """Issue 30, cause 3: ``go`` with ``nodes: 1`` and bot mcts ran 200 simulations and reported 1 node."""
+    s = greeted()
+    ask(s, {"cmd": "new", "config": "core-2p", "seed": 4})
+    for _ in range(3):
+        ask(s, {"cmd": "apply", "action": ask(s, {"cmd": "legal"})["actions"][0]["id"]})
+    assert len(ask(s, {"cmd": "legal"})["actions"]) > 1
+    ask(s, {"cmd": "bot", "name": "mcts", "seed": 1})
+    for nodes in (1, 3):
+        r = ask(s, {"cmd": "go", "nodes": nodes})
+        assert r["ok"] and r["nodes"] == nodes and s.bot.last_simulations == nodes
+    assert s.bot.config.sims == 200 and s.bot.config.ms == 0  # the bot's own settings are back
+    r = ask(s, {"cmd": "go", "movetime_ms": 400})
+    if r["ok"]:  # searched for at most 80% of the time, and said how many simulations it ran
+        assert r["elapsed_ms"] <= 400 and r["nodes"] == s.bot.last_simulations
+    else:  # a machine too slow for a single simulation in 400 ms
+        assert r["error"]["code"] == "time_budget_exceeded"
+
+
+HARD_STOP = """
+import time
+from bc_env.rules import Game
+from embedding import protocol
+
+class Stubborn:
+    name = "stubborn"
+
+    def act(self, game):
+        while True:
+            try:
+                time.sleep(0.01)
+            except Exception:  # the hard stop is not an Exception
+                pass
+
+protocol.enable_hard_stop()
+start = time.perf_counter()
+try:
+    protocol.decide(Stubborn(), Game.new("core-2p", 1), movetime_ms=100)
+except protocol.ProtocolError as exc:
+    print(exc.code, round((time.perf_counter() - start) * 1000))
+"""
+
+
+def test_the_hard_stop_interrupts_a_bot_past_its_time():
+    """Where the hard stop is on (the HTTP service's workers), a bot past ``movetime_ms`` is stopped, not waited
+    for (it would run forever here)."""
+    out = subprocess.run([sys.executable, "-c", HARD_STOP], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    code, ms = out.stdout.split()
+    assert code == "time_budget_exceeded" and int(ms) < 5000, out.stderr
+
+
 # --- fuzzing ----------------------------------------------------------------------------------------------
 
 json_values = st.recursive(

@@ -43,8 +43,9 @@ def test_tiles_frontier_influence_and_panel(preset):
         legal_cells = sorted(game.action_to_string(a).split()[1] for a in game.legal_actions()) if placing else []
         assert sorted(cells(svg, "frontier")) == legal_cells
         root = ET.fromstring(svg)
-        dots = sum(1 for c in root.iter(f"{NS}circle") if c.get("class") == "influence")
-        assert dots == sum(min(n, 4) if n <= 4 else 1 for c in game.board for n in game.influence_on(c))
+        badges = [g for g in root.iter(f"{NS}g") if g.get("class") == "influence"]
+        expected = [(p, n) for c in game.board for p, n in enumerate(game.influence_on(c)) if n]
+        assert [(int(g.get("data-seat")), int(g.find(f"{NS}text").text)) for g in badges] == expected
         for p in range(game.num_players):
             assert f"P{p}: supply {game.supply[p]} · on board {game.on_board[p]}/{game.cap}" in svg
         if game.is_terminal():

@@ -128,17 +128,29 @@ def test_option_errors_are_the_projects():
         bc_env.env("core-2p", reward_scheme=None)
 
 
-# ---------------------------------------------------------------------------- opponents by name
-def test_opponents_by_name_play_like_the_cli():
-    env = SingleAgentEnv("core-3p", opponents="heuristic", learner_seat=0)
+# ---------------------------------------------------------------------------- opponents are objects
+def test_opponents_by_name_are_refused_with_what_to_pass_instead():
+    """The environment does not import the bots (issue 31): a name is an error that says to use policies.load,
+    and nothing of the env is made."""
+    for spec in ("heuristic", ["random", policies.load("heuristic", seed=0)], [object(), object()]):
+        with pytest.raises(EnvOptionError, match=r"opponents must be .*policies\.load\('heuristic'"):
+            SingleAgentEnv("core-3p", opponents=spec, learner_seat=0)
+    env = SingleAgentEnv("core-2p", opponents=lambda: "random", learner_seat=0)  # checked when it is called
+    with pytest.raises(EnvOptionError, match="opponents"):
+        env.reset(seed=0)
+
+
+def test_bots_from_policies_load_play_like_the_cli():
+    env = SingleAgentEnv("core-3p", opponents=policies.load("heuristic", seed=0), learner_seat=0)
     env.reset(seed=1)
     assert all(p.name == "heuristic" for q, p in enumerate(env._seats) if q != 0)
-    mixed = SingleAgentEnv("core-3p", opponents=["random", policies.load("heuristic", seed=0)], learner_seat=0)
+    bots = [policies.load("random", seed=0), policies.load("heuristic", seed=0)]
+    mixed = SingleAgentEnv("core-3p", opponents=bots, learner_seat=0)
     mixed.reset(seed=1)
     assert [mixed._seats[1].name, mixed._seats[2].name] == ["random", "heuristic"]
 
 
-def test_named_random_opponents_replay_with_the_seed():
+def test_fresh_seeded_bots_per_episode_replay_with_the_seed():
     def episode(env):
         obs, _ = env.reset(seed=5)
         trail = []
@@ -149,23 +161,23 @@ def test_named_random_opponents_replay_with_the_seed():
             trail.append(env.game.to_dict()["round"])
         return env.game.returns(), len(trail)
 
-    a = episode(SingleAgentEnv("core-2p", opponents="random", learner_seat=0))
-    b = episode(SingleAgentEnv("core-2p", opponents="random", learner_seat=0))
-    assert a == b
+    def fresh():
+        return policies.load("random", seed=3)
+
+    a = episode(SingleAgentEnv("core-2p", opponents=fresh, learner_seat=0))
+    env = SingleAgentEnv("core-2p", opponents=fresh, learner_seat=0)
+    assert episode(env) == a and episode(env) == a  # the same episode again after a seeded reset
 
 
-def test_a_trained_bot_by_name_and_by_path():
-    env = SingleAgentEnv("core-2p", opponents="ppo-core-2p", learner_seat=1)
+def test_a_trained_bot_by_name_and_by_path_through_policies_load():
+    env = SingleAgentEnv("core-2p", opponents=policies.load("ppo-core-2p", config="core-2p"), learner_seat=1)
     env.reset(seed=0)
     assert env._seats[0].name == "ppo-core-2p"
     path = str(policies.BOTS_DIR / "ppo-core-2p")
-    env = SingleAgentEnv("core-2p", opponents=[path], learner_seat=0)
+    env = SingleAgentEnv("core-2p", opponents=[policies.load(path, config="core-2p")], learner_seat=0)
     env.reset(seed=0)
     assert env._seats[1].name == "ppo-core-2p"
-
-
-def test_opponent_names_are_checked_when_the_env_is_made():
     with pytest.raises(UnknownPolicyError, match="alphazero"):
-        SingleAgentEnv("core-2p", opponents="alphazero")
+        policies.load("alphazero")
     with pytest.raises(PolicyConfigError, match="core-2p.*core-4p"):
-        SingleAgentEnv("core-4p", opponents="ppo-core-2p")
+        policies.load("ppo-core-2p", config="core-4p")

@@ -40,6 +40,13 @@ def test_an_mlp_model_becomes_a_bot_in_one_call(tmp_path):
     assert manifest["network"]["activation"] == "tanh"
 
 
+def test_sb3s_own_progress_bar_works_with_the_train_extra(capsys):
+    """issue 28: ``model.learn(progress_bar=True)`` needs rich (and tqdm), both in the [train] extra."""
+    model = _mlp()
+    model.learn(64, progress_bar=True)
+    assert model.num_timesteps == 64
+
+
 def test_a_relu_model_keeps_its_activation(tmp_path):
     import torch
 

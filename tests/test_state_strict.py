@@ -144,3 +144,32 @@ def test_all_turns_of_a_round_taken_only_during_its_settlement():
     data["active"] = (data["start_player"] + 1) % 2
     with pytest.raises(StateError, match="exists only during the Round Settlement"):
         Game.from_dict(data)
+
+
+@pytest.mark.parametrize("spelling", ["08,7", " 8,7", "8,7 ", "+8,7", "8, 7", "8,07", "８,7", "0_8,7"])
+def test_a_cell_has_one_spelling_in_state_keys(spelling):
+    """One cell, two spellings (issue 30): regulations.attached keyed by "8,7" and "08,7" loaded, the second entry
+    silently replacing the first while placed/returned counted both. A cell key must be written as the engine
+    writes it (Topology.label); anything else is refused naming the key, never merged or overwritten."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from exp02_support import Scenario02, incomplete_ok
+
+    sc = Scenario02()
+    sc.put("8,7", "Committee")
+    sc.reg("8,7", "control")
+    sc.reg(spelling, "security-level")
+    with incomplete_ok(), pytest.raises(StateError, match=r"regulations\.attached: .*(written '8,7'|written 'x,y')"):
+        Game.from_dict(sc.data)
+    del sc.data["regulations"]["attached"]["8,7"]
+    sc.data["regulations"]["placed"] = 1  # alone, the other spelling is refused too
+    with incomplete_ok(), pytest.raises(StateError, match=r"regulations\.attached: "):
+        Game.from_dict(sc.data)
+
+
+def test_board_cells_have_one_spelling():
+    data = _state("core-4p", steps=10)
+    cell = data["board"][1]["cell"]
+    x, y = cell.split(",")
+    data["board"][1]["cell"] = f"0{x},{y}"
+    with pytest.raises(StateError, match=rf"is written '{cell}'"):
+        Game.from_dict(data)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,14 @@ from training.config import TrainConfig, TrainConfigError  # noqa: E402
 from training.train import RunDirError, action_kinds, collect_demonstrations, train  # noqa: E402
 
 TINY = "configs/train/tiny.toml"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fingerprint_tool():
+    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +35,19 @@ def tiny_run(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     cfg = TrainConfig.load(TINY).override([f'runs_dir="{runs}"'])
     summary = train(cfg, progress=False)
+    summary["fingerprint"] = fingerprint_tool().fingerprint(cfg.run_dir)  # before any test changes the run
     return cfg, summary
+
+
+def test_tiny_run_is_the_run_recorded_before_the_training_core(tiny_run):
+    """The same seed gives the same policies (every snapshot, the evaluated and the final one), the same
+    evaluations and every file the sb3 trainer wrote before it moved onto training/core.py (issue 31)."""
+    _, summary = tiny_run
+    golden = json.loads((ROOT / "tests" / "fixtures" / "training-tiny.json").read_text())["sb3"]
+    now = summary["fingerprint"]
+    assert now["weights"] == golden["weights"]
+    assert now["evals"] == golden["evals"]
+    assert set(golden["files"]) <= set(now["files"]), set(golden["files"]) - set(now["files"])
 
 
 def test_tiny_run_writes_everything(tiny_run):
@@ -51,9 +73,10 @@ def test_resume_continues_the_step_counter_and_pool(tiny_run):
     resumed = train(more, resume=True, progress=False)
     assert resumed["steps"] >= 2 * cfg.total_steps
     state_after = json.loads((cfg.run_dir / "checkpoint" / "state.json").read_text())
-    assert state_after["num_timesteps"] > state_before["num_timesteps"]
-    old = [s["step"] for s in state_before["run"]["pool"]["snapshots"]]
-    new = [s["step"] for s in state_after["run"]["pool"]["snapshots"]]
+    assert state_after["backend"]["num_timesteps"] > state_before["backend"]["num_timesteps"]
+    assert state_after["steps"] == state_after["backend"]["num_timesteps"]
+    old = [s["step"] for s in state_before["run"]["snapshots"]]
+    new = [s["step"] for s in state_after["run"]["snapshots"]]
     assert len(new) <= cfg.pool.max_snapshots and new == sorted(new)
     assert max(new) > max(old), "snapshots continue after the resume"
     assert state_after["run"]["evals"][: len(state_before["run"]["evals"])] == state_before["run"]["evals"]

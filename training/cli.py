@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .config import TrainConfig, TrainConfigError
+from .config import BACKENDS, TrainConfig, TrainConfigError
+from .rundir import RunDirError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,10 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--backend",
-        choices=("sb3", "rllib"),
+        choices=tuple(BACKENDS),
         default=None,
-        help="trainer: sb3 (MaskablePPO on this machine) or rllib (Ray RLlib, local or a Ray cluster; needs the "
-        "[rllib] extra); default: the config's backend key (sb3 when absent)",
+        help="trainer: sb3 (MaskablePPO on this machine, the [train] extra) or rllib (Ray RLlib, local or a Ray "
+        "cluster, the [rllib] extra); default: the config's backend key (sb3 when absent)",
     )
     parser.add_argument("--resume", action="store_true", help="continue the run in runs/<name> where it stopped")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -42,20 +43,16 @@ def run(args: argparse.Namespace) -> int:
     except TrainConfigError as exc:
         print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2
-    if cfg.backend == "rllib":
-        return _run_rllib(cfg, args)
+    from .core import backend_class, train
+
     try:
-        from .train import RunDirError, train  # torch and sb3 are imported only here
-    except ImportError as exc:
-        print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
-        return 2
-    try:
-        train(cfg, resume=args.resume, progress=False if args.no_progress else None)
+        backend = backend_class(cfg.backend)(cfg)  # torch, sb3 or ray are imported only here
+        train(backend, resume=args.resume, progress=False if args.no_progress else None)
     except (RunDirError, TrainConfigError) as exc:
         print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2
-    except ImportError as exc:  # a training package imported late (e.g. tensorboard) is missing
-        print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
+    except ImportError as exc:  # the backend's extra, or a package it imports late (e.g. tensorboard), is missing
+        print(f"{_prefix(args)}error: {missing_extra_hint(exc, BACKENDS[cfg.backend][2])}", file=sys.stderr)
         return 2
     return 0
 
@@ -66,28 +63,13 @@ def _prefix(args: argparse.Namespace) -> str:
     return f"{prog}: " if prog else ""
 
 
-def missing_extra_hint(exc: ImportError) -> str:
-    """The install hint for a missing training dependency (torch, stable-baselines3, sb3-contrib, ...)."""
+def missing_extra_hint(exc: ImportError, extra: str = "train") -> str:
+    """The install hint for a missing training dependency (torch, stable-baselines3, sb3-contrib, ray, ...)."""
     missing = f" (missing: {exc.name})" if exc.name else f" ({exc})"
     return (
-        f"training needs the [train] extra{missing}; install it with "
-        "`pip install -e '.[train]'` in a checkout (or `bash scripts/setup.sh dev,train`)"
+        f"training needs the [{extra}] extra{missing}; install it with "
+        f"`pip install -e '.[{extra}]'` in a checkout (or `bash scripts/setup.sh dev,{extra}`)"
     )
-
-
-def _run_rllib(cfg: TrainConfig, args: argparse.Namespace) -> int:
-    try:
-        from .rllib.trainer import RunDirError, train  # ray is imported only here
-    except ImportError as exc:
-        hint = f"backend 'rllib' needs Ray RLlib: pip install -e '.[rllib]' ({exc})"
-        print(f"{_prefix(args)}error: {hint}", file=sys.stderr)
-        return 2
-    try:
-        train(cfg, resume=args.resume, progress=False if args.no_progress else None)
-    except (RunDirError, TrainConfigError) as exc:
-        print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,14 @@ class TrainConfigError(ValueError):
     """A training configuration value is missing, unknown or of the wrong type."""
 
 
+#: The trainers of ``balance-control train``: ``--backend`` name -> (module, class, the extra it needs). Each is a
+#: ``training.core.Backend``; a new backend adds one line here (docs/training.md, "Adding a backend").
+BACKENDS: dict[str, tuple[str, str, str]] = {
+    "sb3": ("training.train", "SB3Backend", "train"),
+    "rllib": ("training.rllib.trainer", "RLlibBackend", "rllib"),
+}
+
+
 @dataclass(frozen=True)
 class PoolConfig:
     """The opponent pool (see docs/training.md, "Opponent pool")."""
@@ -171,8 +179,8 @@ class TrainConfig:
             )
 
     def _validate_backend(self) -> None:
-        if self.backend not in ("sb3", "rllib"):
-            raise TrainConfigError(f"backend must be 'sb3' or 'rllib', got {self.backend!r}")
+        if self.backend not in BACKENDS:
+            raise TrainConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         r = self.rllib
         if r.policies not in ("shared", "per_seat"):
             raise TrainConfigError(f"rllib.policies must be 'shared' or 'per_seat', got {r.policies!r}")
@@ -191,10 +199,6 @@ class TrainConfig:
                 f"backend 'rllib' trains the mlp network only, this config has network = {self.network!r} "
                 '(add --set network="mlp")'
             )
-        if self.bc_games:
-            raise TrainConfigError(
-                "behaviour cloning (bc_games) is part of the sb3 backend only; add --set bc_games=0 for backend 'rllib'"
-            )
 
     @property
     def run_dir(self) -> Path:
@@ -211,36 +215,11 @@ class TrainConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> TrainConfig:
-        path = Path(path)
-        if not path.is_file():
-            raise TrainConfigError(f"training config not found: {path}")
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise TrainConfigError(f"{path}: not valid TOML: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(read_toml(path, "training config"))
 
     def override(self, assignments: list[str]) -> TrainConfig:
         """Apply ``key=value`` strings (dotted keys for nested tables), parsing values as TOML."""
-        data = self.to_dict()
-        for item in assignments:
-            if "=" not in item:
-                raise TrainConfigError(f"an override is written key=value, got {item!r}")
-            key, raw = item.split("=", 1)
-            try:
-                value = tomllib.loads(f"v = {raw}")["v"]
-            except tomllib.TOMLDecodeError:
-                value = raw  # a bare string
-            target = data
-            parts = key.strip().split(".")
-            for part in parts[:-1]:
-                if part not in target or not isinstance(target[part], dict):
-                    raise TrainConfigError(f"unknown config table {part!r} in override {item!r}")
-                target = target[part]
-            if parts[-1] not in target:
-                raise TrainConfigError(f"unknown config key {key!r}; known: {', '.join(sorted(target))}")
-            target[parts[-1]] = value
-        return TrainConfig.from_dict(data)
+        return TrainConfig.from_dict(apply_overrides(self.to_dict(), assignments))
 
     def replace(self, **changes: Any) -> TrainConfig:
         return replace(self, **changes)
@@ -279,6 +258,40 @@ def _build(cls: Any, data: dict[str, Any], prefix: str) -> Any:
             raise TrainConfigError(f"{where} must be a string, got {value!r}")
         values[name] = value
     return cls(**values)
+
+
+def read_toml(path: str | Path, what: str) -> dict[str, Any]:
+    """The table of a config file; ``TrainConfigError`` names a missing file or bad TOML."""
+    path = Path(path)
+    if not path.is_file():
+        raise TrainConfigError(f"{what} not found: {path}")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TrainConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def apply_overrides(data: dict[str, Any], assignments: list[str]) -> dict[str, Any]:
+    """``--set key=value`` on a config's dict (dotted keys for nested tables; values parsed as TOML, else taken
+    as a bare string); an unknown key or table raises ``TrainConfigError`` naming the known ones."""
+    for item in assignments:
+        if "=" not in item:
+            raise TrainConfigError(f"an override is written key=value, got {item!r}")
+        key, raw = item.split("=", 1)
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw  # a bare string
+        target = data
+        parts = key.strip().split(".")
+        for part in parts[:-1]:
+            if part not in target or not isinstance(target[part], dict):
+                raise TrainConfigError(f"unknown config table {part!r} in override {item!r}")
+            target = target[part]
+        if parts[-1] not in target:
+            raise TrainConfigError(f"unknown config key {key.strip()!r}; known: {', '.join(sorted(target))}")
+        target[parts[-1]] = value
+    return data
 
 
 def build_config(cls: Any, data: dict[str, Any]) -> Any:

@@ -1,5 +1,5 @@
-"""Evaluation of a trained policy against the baseline bots and the learning curve; shared by both trainers
-(``training/train.py`` and ``training/rllib``), torch-free."""
+"""Evaluation of a trained policy against the baseline bots and the learning curve; used by the training core
+(``training/core.py``) for every backend, torch-free."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def evaluate(policy: Any, rules: RulesConfig, games: int, seed: int) -> dict[str
     return out
 
 
-def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> None:
+def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str, xlabel: str = "environment steps") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -36,7 +36,7 @@ def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> 
         hi = [e[opponent]["ci_high"] for e in evals]
         ax.plot(steps, rate, marker="o", color=color, label=f"vs {opponent}")
         ax.fill_between(steps, lo, hi, color=color, alpha=0.15)
-    ax.set_xlabel("environment steps")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate (95% CI)")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)

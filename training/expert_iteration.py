@@ -17,10 +17,14 @@ One *generation*:
    ``training.generations`` holds the whole chain (per generation: games, examples, search budget, losses, the
    parent). ``runs/<name>/policy`` is the latest generation.
 
-Run directory (``training/rundir.py``): ``config.json`` (the run identity), ``checkpoint/state.json`` (the
-generations done and their records), ``data/gen-<k>.npz`` (the examples, no pickle), ``generations/``. A run
-stopped at any point resumes with ``--resume`` after its last finished generation, and the result is the same
-as without the stop: every generation's self-play and training are seeded from ``seed`` and the generation.
+The run around the generations is the training core's (``training/core.py``, the unit is a generation):
+``config.json`` (the run identity), ``checkpoint/state.json`` (after every generation: the generations done and
+their records), an evaluation of the network against the random and the heuristic bot every ``eval_every``
+generations (``evals.json``, a line per evaluation, TensorBoard scalars in ``tb/`` with the same rows in
+``progress.jsonl``, ``learning_curve.png``), ``summary.json`` and the final ``policy``. This backend's own:
+``data/gen-<k>.npz`` (the examples, no pickle) and ``generations/``. A run stopped at any point resumes with
+``--resume`` after its last finished generation, and the result is the same as without the stop: every
+generation's self-play and training are seeded from ``seed`` and the generation.
 Training runs on the GPU when ``device = "auto"`` finds one, else on the CPU (the search always runs on the CPU).
 
 ``balance-control expert-iteration --config configs/train/exit-tiny.toml [--set generations=3] [--resume]``
@@ -29,12 +33,9 @@ Training runs on the GPU when ``device = "auto"`` finds one, else on the CPU (th
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import shutil
 import sys
 import time
-import tomllib
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,10 @@ from bc_env.encoding import Encoder, encoder_version
 from bc_env.rules import Game, RulesConfig
 from policies.mcts import MCTSConfig, MCTSPolicy, visit_distribution
 
-from .config import TrainConfigError, build_config
-from .rundir import RunDirError, check_resume, write_json_atomic
+from . import core
+from .config import TrainConfigError, apply_overrides, build_config, read_toml
+from .core import Backend, Plan, Run
+from .rundir import RunDirError
 
 ALGORITHM = "expert-iteration"
 
@@ -80,10 +83,15 @@ class ExItConfig:
     #: "auto" (cuda if available, else cpu), "cpu" or "cuda".
     device: str = "auto"
     runs_dir: str = "runs"
+    #: Evaluate the network (no search) against the random and the heuristic bot every this many generations,
+    #: over this many games each (``evals.json``, ``learning_curve.png``, TensorBoard).
+    eval_every: int = 1
+    eval_games: int = 20
 
     def validate(self) -> ExItConfig:
         RulesConfig.resolve(self.rules)
-        positive = ("generations", "games_per_generation", "sims", "epochs", "batch_size", "window")
+        positive = ("generations", "games_per_generation", "sims", "epochs", "batch_size", "window", "eval_every",
+                    "eval_games")  # fmt: skip
         for key in positive:
             if getattr(self, key) < 1:
                 raise TrainConfigError(f"{key} must be >= 1, got {getattr(self, key)}")
@@ -111,43 +119,16 @@ class ExItConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> ExItConfig:
-        path = Path(path)
-        if not path.is_file():
-            raise TrainConfigError(f"expert-iteration config not found: {path}")
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise TrainConfigError(f"{path}: not valid TOML: {exc}") from None
-        return build_config(cls, data).validate()
+        return build_config(cls, read_toml(path, "expert-iteration config")).validate()
 
     def override(self, assignments: list[str]) -> ExItConfig:
         """Apply ``key=value`` strings (values parsed as TOML, else taken as a bare string)."""
-        data = self.to_dict()
-        for item in assignments:
-            key, sep, raw = item.partition("=")
-            if not sep:
-                raise TrainConfigError(f"an override is written key=value, got {item!r}")
-            if key.strip() not in data:
-                raise TrainConfigError(f"unknown config key {key.strip()!r}; known: {', '.join(sorted(data))}")
-            try:
-                data[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
-            except tomllib.TOMLDecodeError:
-                data[key.strip()] = raw
-        return build_config(ExItConfig, data).validate()
+        return build_config(ExItConfig, apply_overrides(self.to_dict(), assignments)).validate()
 
 
 #: The configuration keys that must agree for --resume (everything that changes the result).
 IDENTITY_KEYS = ("rules", "seed", "games_per_generation", "sims", "prior", "leaf", "explore_decisions", "hidden",
                  "activation", "epochs", "batch_size", "learning_rate", "value_weight", "window")  # fmt: skip
-
-
-def identity(cfg: ExItConfig, rules: RulesConfig) -> dict[str, Any]:
-    d = cfg.to_dict()
-    ident = {k: d[k] for k in IDENTITY_KEYS}
-    ident["rules"] = rules.to_dict()
-    ident["encoder_version"] = encoder_version(rules)
-    ident["num_actions"] = Game.new(rules, 0).num_actions
-    return ident
 
 
 # ---------------------------------------------------------------------------- self-play
@@ -293,7 +274,13 @@ def train_networks(
 
 
 def export_generation(
-    policy_net: Any, value_net: Any, path: Path, cfg: ExItConfig, rules: RulesConfig, chain: list[dict[str, Any]]
+    policy_net: Any,
+    value_net: Any,
+    path: Path,
+    cfg: ExItConfig,
+    rules: RulesConfig,
+    chain: list[dict[str, Any]],
+    provenance: dict[str, Any] | None = None,
 ) -> Path:
     """Write one generation as a ``policies.neural`` bot with a value head; the manifest holds the chain."""
     import platform
@@ -325,6 +312,7 @@ def export_generation(
             "python": platform.python_version(),
             "torch": torch.__version__,
             "git_commit": git_commit(),
+            **{k: v for k, v in (provenance or {}).items() if k != "config"},
         },
     }
     return save_policy(path, pairs(policy_net), manifest, value_layers=pairs(value_net))
@@ -347,65 +335,119 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+def describe_generation(record: dict[str, Any], generations: int) -> str:
+    """One readable line per generation (the record itself is in the manifest's chain)."""
+    return (
+        f"generation {record['generation']}/{generations}: {record['games']} self-play "
+        f"game{'s' if record['games'] != 1 else ''}, "
+        f"{record['examples']:,} examples (trained on {record['trained_on']:,}), policy loss "
+        f"{record['policy_loss']:.3f}, value loss {record['value_loss']:.3f}; self-play "
+        f"{record['self_play_seconds']:.1f} s, training {record['train_seconds']:.1f} s on {record['device']}"
+    )
+
+
+class ExItBackend(Backend):
+    """Expert iteration in the training core (``training/core.py``): the unit is a generation. Its own: the
+    self-play search, the policy and value networks, ``data/gen-<k>.npz``, ``generations/gen-<k>`` and the chain
+    of generation records (``checkpoint/state.json`` ``backend``)."""
+
+    name = "expert-iteration"
+    identity_keys = IDENTITY_KEYS
+
+    def __init__(self, cfg: ExItConfig, progress: bool = False) -> None:
+        super().__init__(cfg.validate())
+        self.generation = 0
+        self.chain: list[dict[str, Any]] = []
+        self.parent: Path | None = None
+        self.search_progress = progress
+        self._device = resolve_device(cfg.device)
+
+    def plan(self) -> Plan:
+        c = self.cfg
+        return Plan(total=c.generations, eval_every=c.eval_every, eval_games=c.eval_games, checkpoint_every=1,
+                    unit="generation")  # fmt: skip
+
+    def describe(self, rules: RulesConfig) -> str:
+        c = self.cfg
+        return (
+            f"{c.name}: expert iteration on {rules.name}, {c.generations} generations x {c.games_per_generation} "
+            f"self-play games, search mcts with {c.sims} simulations, training on {self._device}"
+        )
+
+    def device(self) -> str:
+        return self._device
+
+    def summary(self) -> dict[str, Any]:
+        return {"generations": self.generation, "examples": sum(r["examples"] for r in self.chain)}
+
+    def _networks(self, run: Run) -> None:
+        self.rules = run.rules
+        encoder = Encoder(run.rules)
+        num_actions = Game.new(run.rules, 0).num_actions
+        self.policy_net, self.value_net = build_networks(int(encoder.size_total), num_actions, self.cfg)
+        (run.run_dir / "data").mkdir(exist_ok=True)
+
+    def start(self, run: Run) -> None:
+        self._networks(run)
+
+    def restore(self, run: Run, directory: Path, state: dict[str, Any]) -> None:
+        self._networks(run)
+        self.generation, self.chain = state["generation"], state["chain"]
+        if self.generation:
+            self.parent = run.run_dir / "generations" / f"gen-{self.generation}"
+            load_weights(self.policy_net, self.value_net, self.parent)
+
+    def save(self, directory: Path) -> dict[str, Any]:
+        return {"generation": self.generation, "chain": self.chain}
+
+    def learn(self, run: Run) -> None:
+        cfg, rules, run_dir = self.cfg, run.rules, run.run_dir
+        for generation in range(self.generation + 1, cfg.generations + 1):
+            t0 = time.perf_counter()
+            data = self_play(cfg, rules, generation, self.parent, progress=self.search_progress)
+            np.savez_compressed(run_dir / "data" / f"gen-{generation}.npz", **data)
+            t_play = time.perf_counter() - t0
+            first = max(1, generation - cfg.window + 1)
+            window = [
+                dict(np.load(run_dir / "data" / f"gen-{g}.npz", allow_pickle=False))
+                for g in range(first, generation + 1)
+            ]
+            losses = train_networks(self.policy_net, self.value_net, _concat(window), cfg, generation, self._device)
+            search = searcher(cfg, generation, self.parent, 0).config.spec()
+            parent = self.parent
+            record = {
+                "generation": generation,
+                "games": cfg.games_per_generation,
+                "examples": int(len(data["value"])),
+                "trained_on": int(sum(len(w["value"]) for w in window)),
+                "search": search.replace(str(parent), parent.name) if parent is not None else search,
+                "parent": None if parent is None else parent.name,
+                **{k: round(v, 6) for k, v in losses.items()},
+                "device": self._device,
+                "self_play_seconds": round(t_play, 1),
+                "train_seconds": round(time.perf_counter() - t0 - t_play, 1),
+            }
+            self.chain = [*self.chain, record]
+            self.parent = self.export(run_dir / "generations" / f"gen-{generation}", "", {})
+            self.generation = generation
+            run.say(describe_generation(record, cfg.generations))
+            for key in ("examples", "trained_on", "policy_loss", "value_loss", "self_play_seconds", "train_seconds"):
+                run.log.record(f"exit/{key}", record[key])
+            keep_going = run.tick(generation, episodes=cfg.games_per_generation)
+            run.log.dump(generation)
+            if not keep_going:
+                return
+
+    def export(self, path: Path, name: str, provenance: dict[str, Any]) -> Path:
+        """The current networks as a ``policies.neural`` bot with a value head; the manifest holds the chain."""
+        return export_generation(self.policy_net, self.value_net, path, self.cfg, self.rules, self.chain, provenance)
+
+
 def run(cfg: ExItConfig, *, resume: bool = False, progress: bool = False) -> dict[str, Any]:
     """Run (or resume) the generations of ``cfg``; returns the final state (generations done, records)."""
-    cfg = cfg.validate()
-    rules = RulesConfig.resolve(cfg.rules)
-    run_dir = cfg.run_dir
-    ident = identity(cfg, rules)
-    state_path = run_dir / "checkpoint" / "state.json"
-    if resume:
-        check_resume(run_dir, ident, "state.json")
-        state = json.loads(state_path.read_text(encoding="utf-8"))
-    else:
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise RunDirError(f"{run_dir} exists; resume it with --resume or pick another name (--set name=...)")
-        (run_dir / "checkpoint").mkdir(parents=True, exist_ok=True)
-        write_json_atomic(run_dir / "config.json", {"identity": ident, "config": cfg.to_dict()})
-        state = {"generation": 0, "chain": []}
-        write_json_atomic(state_path, state)
-    device = resolve_device(cfg.device)
-    encoder = Encoder(rules)
-    num_actions = Game.new(rules, 0).num_actions
-    policy_net, value_net = build_networks(int(encoder.size_total), num_actions, cfg)
-    gens = run_dir / "generations"
-    parent: Path | None = None
-    if state["generation"]:
-        parent = gens / f"gen-{state['generation']}"
-        load_weights(policy_net, value_net, parent)
-    (run_dir / "data").mkdir(exist_ok=True)
-    for generation in range(state["generation"] + 1, cfg.generations + 1):
-        t0 = time.perf_counter()
-        data = self_play(cfg, rules, generation, parent, progress=progress)
-        np.savez_compressed(run_dir / "data" / f"gen-{generation}.npz", **data)
-        t_play = time.perf_counter() - t0
-        first = max(1, generation - cfg.window + 1)
-        window = [
-            dict(np.load(run_dir / "data" / f"gen-{g}.npz", allow_pickle=False)) for g in range(first, generation + 1)
-        ]
-        losses = train_networks(policy_net, value_net, _concat(window), cfg, generation, device)
-        search = searcher(cfg, generation, parent, 0).config.spec()
-        record = {
-            "generation": generation,
-            "games": cfg.games_per_generation,
-            "examples": int(len(data["value"])),
-            "trained_on": int(sum(len(w["value"]) for w in window)),
-            "search": search.replace(str(parent), parent.name) if parent is not None else search,
-            "parent": None if parent is None else parent.name,
-            **{k: round(v, 6) for k, v in losses.items()},
-            "device": device,
-            "self_play_seconds": round(t_play, 1),
-            "train_seconds": round(time.perf_counter() - t0 - t_play, 1),
-        }
-        chain = [*state["chain"], record]
-        parent = export_generation(policy_net, value_net, gens / f"gen-{generation}", cfg, rules, chain)
-        for suffix in (".npz", ".json"):
-            shutil.copyfile(parent.with_suffix(suffix), (run_dir / "policy").with_suffix(suffix))
-        state = {"generation": generation, "chain": chain}
-        write_json_atomic(state_path, state)
-        if progress:
-            print(f"generation {generation}: {record}", file=sys.stderr)
-    return state
+    backend = ExItBackend(cfg, progress=progress)
+    summary = core.train(backend, resume=resume, progress=progress)
+    return {"generation": backend.generation, "chain": backend.chain, "summary": summary}
 
 
 # ---------------------------------------------------------------------------- command line
@@ -424,8 +466,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Returns 0, or raises ``TrainConfigError`` / ``RunDirError`` (the command turns them into one-line errors)."""
     cfg = ExItConfig.load(args.config).override(args.overrides)
-    run(cfg, resume=args.resume, progress=not args.no_progress)
-    print(f"exported {cfg.run_dir / 'policy'} (load it with policies.load({str(cfg.run_dir / 'policy')!r}))")
+    done = run(cfg, resume=args.resume, progress=False if args.no_progress else sys.stderr.isatty())
+    if "interrupted" not in done["summary"]:
+        print(f"load the bot with policies.load({str(cfg.run_dir / 'policy')!r}), or search with it: "
+              f"mcts:prior={cfg.run_dir / 'policy'}:leaf=value")  # fmt: skip
     return 0
 
 

@@ -13,7 +13,6 @@ Snapshots are exported NumPy policies (``policies.neural``), so the environment 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Any
 
 from policies import load as load_policy
@@ -23,31 +22,13 @@ from policies.neural import NeuralPolicy
 from .config import PoolConfig
 
 
-@dataclass
-class OpponentPool:
-    """The learner-side pool: which snapshots exist. Serialised into checkpoints for ``--resume``."""
-
-    config: PoolConfig
-    snapshots: list[dict[str, Any]] = field(default_factory=list)
-
-    def add_snapshot(self, name: str, path: str, step: int) -> None:
-        self.snapshots.append({"name": name, "path": path, "step": step})
-        if len(self.snapshots) > self.config.max_snapshots:
-            del self.snapshots[0]
-
-    def composition(self) -> dict[str, float]:
-        """Probability of each opponent kind under the sampling rule (for logging)."""
-        c = self.config
-        rest = 1.0 - c.p_random - c.p_heuristic
-        if not self.snapshots:
-            return {"random": c.p_random, "heuristic": c.p_heuristic + rest, "snapshots": 0.0}
-        return {"random": c.p_random, "heuristic": c.p_heuristic, "snapshots": rest}
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"snapshots": [dict(s) for s in self.snapshots]}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.snapshots = [dict(s) for s in state["snapshots"]]
+def pool_composition(config: PoolConfig, snapshots: int) -> dict[str, float]:
+    """Probability of each opponent kind under the sampling rule with ``snapshots`` snapshots (for logging)."""
+    c = config
+    rest = 1.0 - c.p_random - c.p_heuristic
+    if not snapshots:
+        return {"random": c.p_random, "heuristic": c.p_heuristic + rest, "snapshots": 0.0}
+    return {"random": c.p_random, "heuristic": c.p_heuristic, "snapshots": rest}
 
 
 class PoolSampler:

@@ -1,13 +1,12 @@
-"""Self-play training with sb3-contrib's MaskablePPO against an opponent pool.
-
-One command starts (or resumes) a run from a config file::
+"""The sb3 backend: sb3-contrib's MaskablePPO against an opponent pool (``balance-control train``, the default).
 
     balance-control train --config configs/train/ppo-core-2p.toml [--set key=value ...] [--resume]
 
-The run directory ``runs/<name>/`` holds ``config.json`` (the full configuration, encoder and action-layout
-versions), ``tb/`` (TensorBoard logs), ``checkpoint/`` (model + optimizer, pool, counters, RNG states; written
-atomically at intervals and on Ctrl-C), ``pool/`` (snapshots as NumPy policies), ``evals.json`` (win rates over
-time), ``learning_curve.png`` and, at the end, the exported bot ``policy.npz`` + ``policy.json``.
+The run around it (run directory, cadences, evaluation, checkpoints, resume, export, summary) is the training
+core's (``training/core.py``). What is this backend's own: the single-agent environments in processes
+(:class:`TrainingEnv`, the pool sampled per episode), the MaskablePPO model, behaviour cloning and DAgger before
+PPO (``bc/``), ``checkpoint/model.zip`` (model and optimizer) with the Python, NumPy and torch RNG states, and
+sb3's logger (TensorBoard in ``tb/`` and ``tb/progress.csv``).
 """
 
 from __future__ import annotations
@@ -17,12 +16,8 @@ import json
 import os
 import platform
 import random
-import shutil
-import signal
 import sys
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +28,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from bc_env.encoding import Encoder, encoder_version
+from bc_env.encoding import Encoder
 from bc_env.env.rewards import terminal_rewards
 from bc_env.env.single_agent import SingleAgentEnv
 from bc_env.rules import Game, RulesConfig
@@ -41,11 +36,12 @@ from policies import load as load_policy
 from policies.heuristic import FirstChoice
 from policies.neural import NeuralPolicy, PolicyFileError
 
+from . import core
 from .config import PoolConfig, TrainConfig, TrainConfigError
-from .evaluation import evaluate, plot_learning_curve
+from .core import Backend, Run
 from .export import export_policy, load_policy_weights, parent_provenance
-from .pool import OpponentPool, PoolSampler
-from .rundir import RunDirError, check_resume, write_json_atomic
+from .pool import PoolSampler, pool_composition
+from .rundir import RunDirError, write_json_atomic
 from .spatial import SpatialPolicy
 from .spatial import policy_kwargs as spatial_policy_kwargs
 
@@ -111,16 +107,7 @@ def make_vec_env(cfg: TrainConfig, rules: RulesConfig, seed: int) -> Any:
     return SubprocVecEnv(thunks, start_method="fork" if sys.platform != "win32" else "spawn")
 
 
-# ---------------------------------------------------------------------------- run directory
-
-
-def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
-    d = cfg.to_dict()
-    ident = {k: d[k] for k in IDENTITY_KEYS}
-    ident["rules"] = rules.to_dict()
-    ident["encoder_version"] = encoder_version(rules)
-    ident["num_actions"] = Game.new(rules, 0).num_actions
-    return ident
+# ---------------------------------------------------------------------------- init_policy
 
 
 def init_policy(cfg: TrainConfig, rules: RulesConfig) -> NeuralPolicy:
@@ -158,56 +145,6 @@ def init_from(run_dir: Path) -> dict[str, Any]:
     """``{"init_from": ...}`` for an export's provenance when the run started from a trained policy, else ``{}``."""
     path = run_dir / INIT_FROM
     return {"init_from": json.loads(path.read_text())} if path.exists() else {}
-
-
-# ---------------------------------------------------------------------------- trainer state
-
-
-@dataclass
-class RunState:
-    """Everything besides the model that --resume restores."""
-
-    pool: OpponentPool
-    evals: list[dict[str, Any]] = field(default_factory=list)
-    last_snapshot: int = 0
-    last_eval: int = 0
-    last_checkpoint: int = 0
-    wall_seconds: float = 0.0
-    episodes: int = 0
-    #: What behaviour cloning did at the start of the run (games, decisions, accuracy, seconds, DAgger rounds).
-    behaviour_cloning: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pool": self.pool.state_dict(),
-            "evals": self.evals,
-            "last_snapshot": self.last_snapshot,
-            "last_eval": self.last_eval,
-            "last_checkpoint": self.last_checkpoint,
-            "wall_seconds": self.wall_seconds,
-            "episodes": self.episodes,
-            "behaviour_cloning": self.behaviour_cloning,
-        }
-
-
-def save_checkpoint(run_dir: Path, model: Any, state: RunState) -> None:
-    """Atomic: write into checkpoint.tmp, then swap it in with renames."""
-    tmp, final, old = run_dir / "checkpoint.tmp", run_dir / "checkpoint", run_dir / "checkpoint.old"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    model.save(tmp / "model.zip")  # policy, value net and optimizer state
-    rng = {
-        "python": _jsonable(random.getstate()),
-        "numpy": _jsonable(np.random.get_state()),
-        "torch": torch.get_rng_state().tolist(),
-    }
-    write_json_atomic(tmp / "state.json", {"num_timesteps": model.num_timesteps, "run": state.to_dict(), "rng": rng})
-    shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        os.replace(final, old)
-    os.replace(tmp, final)
-    shutil.rmtree(old, ignore_errors=True)
-    state.last_checkpoint = model.num_timesteps
 
 
 def _jsonable(obj: Any) -> Any:
@@ -376,188 +313,56 @@ def behaviour_cloning(
     return acc
 
 
-# ---------------------------------------------------------------------------- evaluation
+# ---------------------------------------------------------------------------- the backend
 
 
-# ---------------------------------------------------------------------------- the callback
+class SB3Backend(Backend):
+    """sb3-contrib's MaskablePPO on :class:`TrainingEnv` processes; the run around it is ``training/core.py``'s.
+    Its own: the model, behaviour cloning and DAgger at the start, ``checkpoint/model.zip`` with the RNG states,
+    and sb3's logger (TensorBoard and ``tb/progress.csv``)."""
 
+    name = "sb3"
+    identity_keys = IDENTITY_KEYS
+    checkpoint_file = "model.zip"
 
-class TrainerCallback(BaseCallback):
-    """Progress bar, episode win rates, pool snapshots, evaluations and checkpoints."""
+    def __init__(self, cfg: TrainConfig) -> None:
+        super().__init__(cfg)
+        self.model: Any = None
+        self.env: Any = None
+        self.init: NeuralPolicy | None = None
+        self.behaviour_cloning: dict[str, Any] = {}
+        self._device = resolve_device(cfg.device)
+        self.run_dir = cfg.run_dir
+        self.rules = RulesConfig.resolve(cfg.rules)
 
-    def __init__(
-        self,
-        cfg: TrainConfig,
-        rules: RulesConfig,
-        run_dir: Path,
-        state: RunState,
-        progress: bool,
-        deadline: float | None = None,
-    ):
-        super().__init__()
-        self.cfg, self.rules, self.run_dir, self.state = cfg, rules, run_dir, state
-        self.progress = progress
-        self.bar: Any = None
-        self.recent: list[float] = []
-        self.t0 = time.time()
-        self.steps0 = 0
-        self.deadline = deadline  # time.time() at which max_seconds runs out (None: no limit)
-        self.out_of_time = False
+    def check(self, rules: RulesConfig) -> None:
+        if self.cfg.init_policy:
+            self.init = init_policy(self.cfg, rules)
 
-    def _on_training_start(self) -> None:
-        self.t0 = time.time()
-        self.steps0 = self.model.num_timesteps
-        if self.progress:
-            from tqdm import tqdm
+    def describe(self, rules: RulesConfig) -> str:
+        cfg = self.cfg
+        return f"{cfg.name}: rules {rules.name}, {cfg.n_envs} environment process(es), learner on {self._device}"
 
-            self.bar = tqdm(
-                total=self.cfg.total_steps, initial=self.model.num_timesteps, unit="step", dynamic_ncols=True
-            )
-        self._log_pool()
+    def device(self) -> str:
+        return self._device + (f" ({torch.cuda.get_device_name()})" if self._device == "cuda" else "")
 
-    def _on_step(self) -> bool:
-        for info in self.locals.get("infos", []):
-            ep = info.get("episode")
-            if ep is not None:
-                self.state.episodes += 1
-                self.recent.append(1.0 if ep["r"] > 0 else (0.5 if ep["r"] == 0 else 0.0))
-                self.recent = self.recent[-200:]
-        steps = self.model.num_timesteps
-        if self.bar is not None:
-            self.bar.n = steps
-            if steps % 256 < self.cfg.n_envs:
-                self.bar.set_postfix_str(self._postfix(), refresh=False)
-            self.bar.refresh() if steps % 64 < self.cfg.n_envs else None
-        if steps - self.state.last_snapshot >= self.cfg.pool.snapshot_every:
-            self.snapshot()
-        if steps - self.state.last_eval >= self.cfg.eval_every:
-            self.run_eval()
-        if steps - self.state.last_checkpoint >= self.cfg.checkpoint_every:
-            self.checkpoint()
-        if self.deadline is not None and time.time() >= self.deadline:
-            self.out_of_time = True  # max_seconds: stop here, then evaluate and export as at the end of a run
-            return False
-        return True
+    def provenance(self) -> dict[str, Any]:
+        return {
+            **({"behaviour_cloning": self.behaviour_cloning} if self.behaviour_cloning else {}),
+            **init_from(self.run_dir),
+        }
 
-    def _postfix(self) -> str:
-        rate = (self.model.num_timesteps - self.steps0) / max(time.time() - self.t0, 1e-9)
-        parts = [f"{rate:,.0f} steps/s"]
-        if self.recent:
-            parts.append(f"train win {sum(self.recent) / len(self.recent):.0%}")
-        if self.state.evals:
-            last = self.state.evals[-1]
-            parts.append(f"vs random {last['random']['win_rate']:.0%}")
-            parts.append(f"vs heuristic {last['heuristic']['win_rate']:.0%}")
-        return ", ".join(parts)
-
-    def _on_rollout_end(self) -> None:
-        if self.recent:
-            self.logger.record("train/win_rate_recent", sum(self.recent) / len(self.recent))
-        rate = (self.model.num_timesteps - self.steps0) / max(time.time() - self.t0, 1e-9)
-        self.logger.record("time/steps_per_second", rate)
-
-    def _log_pool(self) -> None:
-        for kind, p in self.state.pool.composition().items():
-            self.logger.record(f"pool/p_{kind}", p)
-        self.logger.record("pool/snapshots", len(self.state.pool.snapshots))
-
-    def export_current(self, path: Path) -> Path:
-        return export_policy(
-            self.model,
-            path,
-            name=path.stem,
-            rules=self.rules,
-            activation=self.cfg.activation,
-            provenance={"run": self.cfg.name, "steps": int(self.model.num_timesteps)},
-        )
-
-    def snapshot(self) -> None:
-        steps = self.model.num_timesteps
-        name = f"snapshot-{steps:09d}"
-        path = self.export_current(self.run_dir / "pool" / name)
-        self.state.pool.add_snapshot(name, str(path), steps)
-        self.training_env.env_method("set_snapshots", self.state.pool.snapshots)
-        self.state.last_snapshot = steps
-        self._log_pool()
-
-    def run_eval(self) -> None:
-        steps = self.model.num_timesteps
-        path = self.export_current(self.run_dir / "eval" / "current")
-        result = evaluate(NeuralPolicy(path), self.rules, self.cfg.eval_games, seed=10_000 + len(self.state.evals))
-        entry = {"step": int(steps), **result}
-        self.state.evals.append(entry)
-        for opponent, r in result.items():
-            self.logger.record(f"eval/win_rate_vs_{opponent}", r["win_rate"])
-        write_json_atomic(self.run_dir / "evals.json", self.state.evals)
-        self.state.last_eval = steps
-        if self.bar is not None:
-            self.bar.set_postfix_str(self._postfix())
-
-    def checkpoint(self) -> None:
-        self.state.wall_seconds += time.time() - self.t0
-        self.t0 = time.time()
-        self.steps0 = self.model.num_timesteps
-        save_checkpoint(self.run_dir, self.model, self.state)
-
-    def _on_training_end(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-# ---------------------------------------------------------------------------- main entry
-
-
-def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = None) -> dict[str, Any]:
-    """Train (or resume) a run; returns the summary (also written to ``summary.json``)."""
-    invoked = time.time()
-    rules = RulesConfig.resolve(cfg.rules)
-    run_dir = cfg.run_dir
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if resume:
-        check_resume(run_dir, identity(cfg, rules), "model.zip")
-    elif (run_dir / "checkpoint").exists():
-        raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
-    init = init_policy(cfg, rules) if cfg.init_policy and not resume else None
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if init is not None:  # kept in the run directory: the final export after a --resume names the parent too
-        write_json_atomic(run_dir / INIT_FROM, parent_provenance(init, cfg.init_policy))
-    write_json_atomic(
-        run_dir / "config.json",
-        {"config": cfg.to_dict(), "identity": identity(cfg, rules), "command": " ".join(sys.argv)},
-    )
-
-    state = RunState(pool=OpponentPool(cfg.pool))
-    device = resolve_device(cfg.device)
-    print(f"{cfg.name}: rules {rules.name}, {cfg.n_envs} environment process(es), learner on {device}")
-    activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
-    arch = list(cfg.net_arch)
-    if resume:
-        saved = json.loads((run_dir / "checkpoint" / "state.json").read_text(encoding="utf-8"))
-        run = saved["run"]
-        state.pool.load_state_dict(run["pool"])
-        state.evals = run["evals"]
-        state.last_snapshot, state.last_eval = run["last_snapshot"], run["last_eval"]
-        state.last_checkpoint, state.wall_seconds, state.episodes = (
-            run["last_checkpoint"],
-            run["wall_seconds"],
-            run["episodes"],
-        )
-        state.behaviour_cloning = run.get("behaviour_cloning", {})  # absent in checkpoints before it was kept
-        _restore_rng(saved["rng"])
-        csv_log = run_dir / "tb" / "progress.csv"
-        if csv_log.is_file():  # sb3's CSV logger starts a new file: keep the earlier invocation's rows
-            csv_log.rename(csv_log.with_name(f"progress-until-{saved['num_timesteps']:09d}.csv"))
-        env_seed = cfg.seed + saved["num_timesteps"]  # in-progress episodes restart; documented
-        env = make_vec_env(cfg, rules, env_seed)
-        model = MaskablePPO.load(run_dir / "checkpoint" / "model.zip", env=env, device=device)
-        model.set_logger(_logger(run_dir))
-        env.env_method("set_snapshots", state.pool.snapshots)
-    else:
+    # ---------------------------------------------------------------- start, restore, save
+    def start(self, run: Run) -> None:
+        cfg, rules = self.cfg, run.rules
+        if self.init is not None:  # kept in the run directory: the final export after a --resume names the parent too
+            write_json_atomic(run.run_dir / INIT_FROM, parent_provenance(self.init, cfg.init_policy))
+        activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+        arch = list(cfg.net_arch)
         random.seed(cfg.seed)
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
-        env = make_vec_env(cfg, rules, cfg.seed)
+        self.env = make_vec_env(cfg, rules, cfg.seed)
         p = cfg.ppo
         if cfg.network == "spatial":
             policy: Any = SpatialPolicy
@@ -565,9 +370,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
         else:
             policy = "MlpPolicy"
             kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation}
-        model = MaskablePPO(
+        self.model = MaskablePPO(
             policy,
-            env,
+            self.env,
             learning_rate=p.learning_rate,
             n_steps=p.n_steps,
             batch_size=p.batch_size,
@@ -580,146 +385,152 @@ def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = Non
             max_grad_norm=p.max_grad_norm,
             policy_kwargs=kwargs,
             seed=cfg.seed,
-            device=device,
+            device=self._device,
             verbose=0,
         )
-        model.set_logger(_logger(run_dir))
-        _log_hparams(model, cfg)
-        if init is not None:
-            load_policy_weights(model, init)  # recorded in the provenance's config (init_policy)
+        self.model.set_logger(_logger(run.run_dir))
+        run.log = self.model.logger
+        _log_hparams(self.model, cfg)
+        if self.init is not None:
+            load_policy_weights(self.model, self.init)  # recorded in the provenance's config (init_policy)
             print(f"policy initialised from {cfg.init_policy}")
         if cfg.bc_games:
-            t = time.time()
-            bc_info = state.behaviour_cloning = {"teacher": cfg.teacher, "games": cfg.bc_games, "epochs": cfg.bc_epochs}
-            data = collect_demonstrations(
+            self._clone(run)
+
+    def restore(self, run: Run, directory: Path, state: dict[str, Any]) -> None:
+        self.behaviour_cloning = state.get("behaviour_cloning", {})
+        _restore_rng(state["rng"])
+        csv_log = run.run_dir / "tb" / "progress.csv"
+        if csv_log.is_file():  # sb3's CSV logger starts a new file: keep the earlier invocation's rows
+            csv_log.rename(csv_log.with_name(f"progress-until-{run.steps:09d}.csv"))
+        self.env = make_vec_env(self.cfg, run.rules, self.cfg.seed + run.steps)  # in-progress episodes restart
+        self.model = MaskablePPO.load(directory / "model.zip", env=self.env, device=self._device)
+        self.model.set_logger(_logger(run.run_dir))
+        run.log = self.model.logger
+
+    def save(self, directory: Path) -> dict[str, Any]:
+        self.model.save(directory / "model.zip")  # policy, value net and optimizer state
+        rng = {
+            "python": _jsonable(random.getstate()),
+            "numpy": _jsonable(np.random.get_state()),
+            "torch": torch.get_rng_state().tolist(),
+        }
+        return {"num_timesteps": int(self.model.num_timesteps), "behaviour_cloning": self.behaviour_cloning, "rng": rng}
+
+    # ---------------------------------------------------------------- learning, export
+    def learn(self, run: Run) -> None:
+        remaining = run.plan.total - self.model.num_timesteps
+        self.model.learn(total_timesteps=remaining, callback=_Callback(run, self), reset_num_timesteps=False)
+
+    def export(self, path: Path, name: str, provenance: dict[str, Any]) -> Path:
+        act = self.cfg.activation
+        return export_policy(self.model, path, name=name, rules=self.rules, activation=act, provenance=provenance)
+
+    def set_snapshots(self, snapshots: list[dict[str, Any]]) -> None:
+        self.env.env_method("set_snapshots", snapshots)
+        self.log_pool(snapshots)
+
+    def log_pool(self, snapshots: list[dict[str, Any]]) -> None:
+        for kind, p in pool_composition(self.cfg.pool, len(snapshots)).items():
+            self.model.logger.record(f"pool/p_{kind}", p)
+        self.model.logger.record("pool/snapshots", len(snapshots))
+
+    def close(self) -> None:
+        # The environment processes may be gone already (a signal sent to the whole process group).
+        if self.env is not None:
+            with contextlib.suppress(BrokenPipeError, EOFError, ConnectionError):
+                self.env.close()
+            self.env = None
+
+    # ---------------------------------------------------------------- behaviour cloning at the start
+    def _clone(self, run: Run) -> None:
+        cfg, rules, model, run_dir = self.cfg, run.rules, self.model, run.run_dir
+        t = time.time()
+        bc_info = self.behaviour_cloning = {"teacher": cfg.teacher, "games": cfg.bc_games, "epochs": cfg.bc_epochs}
+        data = collect_demonstrations(
+            rules,
+            cfg.bc_games,
+            seed=cfg.seed * 7919 + 17,
+            gamma=cfg.ppo.gamma,
+            workers=cfg.n_envs,
+            reward=cfg.reward,
+            teacher=cfg.teacher,
+        )
+        kinds = action_kinds(rules)
+        acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed, kinds=kinds)
+        print(f"behaviour cloning: {len(data[2])} {cfg.teacher} decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
+        for r in range(cfg.bc_dagger_rounds):  # DAgger: the learner plays, the teacher labels
+            path = self.export(run_dir / "bc" / f"dagger-{r}", f"dagger-{r}", {"run": cfg.name, "dagger_round": r})
+            more = collect_demonstrations(
                 rules,
                 cfg.bc_games,
-                seed=cfg.seed * 7919 + 17,
+                seed=cfg.seed * 7919 + 17 + 1_000_003 * (r + 1),
                 gamma=cfg.ppo.gamma,
                 workers=cfg.n_envs,
                 reward=cfg.reward,
+                learner=path,
                 teacher=cfg.teacher,
+                mistake_weight=cfg.bc_mistake_weight,
             )
-            kinds = action_kinds(rules)
-            acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed, kinds=kinds)
-            done = f"accuracy {acc:.1%}, {time.time() - t:.0f}s"
-            print(f"behaviour cloning: {len(data[2])} {cfg.teacher} decisions, {done}")
-            for r in range(cfg.bc_dagger_rounds):  # DAgger: the learner plays, the teacher labels
-                path = export_policy(
-                    model,
-                    run_dir / "bc" / f"dagger-{r}",
-                    name=f"dagger-{r}",
-                    rules=rules,
-                    activation=cfg.activation,
-                    provenance={"run": cfg.name, "dagger_round": r},
-                )
-                more = collect_demonstrations(
-                    rules,
-                    cfg.bc_games,
-                    seed=cfg.seed * 7919 + 17 + 1_000_003 * (r + 1),
-                    gamma=cfg.ppo.gamma,
-                    workers=cfg.n_envs,
-                    reward=cfg.reward,
-                    learner=path,
-                    teacher=cfg.teacher,
-                    mistake_weight=cfg.bc_mistake_weight,
-                )
-                data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))  # type: ignore[assignment]
-                del more
-                acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed + r + 1, kinds=kinds)
-                print(f"DAgger round {r + 1}: {len(data[2])} decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
-            bc_info.update(dagger_rounds=cfg.bc_dagger_rounds)
-            bc_info.update(decisions=len(data[2]), accuracy=round(acc, 4), seconds=round(time.time() - t, 1))
-            model.logger.record("bc/accuracy", acc)
-            model.logger.record("bc/decisions", len(data[2]))
-            # The cloned policy before any PPO step, to compare with (or ship instead of) the fine-tuned one.
-            export_policy(
-                model,
-                run_dir / "bc" / "cloned",
-                name=f"{cfg.name}-cloned",
-                rules=rules,
-                activation=cfg.activation,
-                provenance={
-                    "run": cfg.name,
-                    "steps": 0,
-                    "wall_seconds": bc_info["seconds"],
-                    "command": " ".join(sys.argv),
-                    "config": cfg.to_dict(),
-                    "cpu_count": os.cpu_count(),
-                    "platform": platform.platform(),
-                    "device": device,
-                    "behaviour_cloning": bc_info,
-                    **init_from(run_dir),
-                },
-            )
+            data = tuple(np.concatenate([a, b]) for a, b in zip(data, more, strict=True))  # type: ignore[assignment]
+            del more
+            acc = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed + r + 1, kinds=kinds)
+            print(f"DAgger round {r + 1}: {len(data[2])} decisions, accuracy {acc:.1%}, {time.time() - t:.0f}s")
+        bc_info.update(dagger_rounds=cfg.bc_dagger_rounds)
+        bc_info.update(decisions=len(data[2]), accuracy=round(acc, 4), seconds=round(time.time() - t, 1))
+        model.logger.record("bc/accuracy", acc)
+        model.logger.record("bc/decisions", len(data[2]))
+        # The cloned policy before any PPO step, to compare with (or ship instead of) the fine-tuned one.
+        self.export(
+            run_dir / "bc" / "cloned",
+            f"{cfg.name}-cloned",
+            {
+                "run": cfg.name,
+                "steps": 0,
+                "wall_seconds": bc_info["seconds"],
+                "command": " ".join(sys.argv),
+                "config": cfg.to_dict(),
+                "cpu_count": os.cpu_count(),
+                "platform": platform.platform(),
+                "device": self._device,
+                "behaviour_cloning": bc_info,
+                **init_from(run_dir),
+            },
+        )
 
-    deadline = invoked + cfg.max_seconds if cfg.max_seconds else None
-    callback = TrainerCallback(cfg, rules, run_dir, state, progress, deadline)
-    callback.init_callback(model)  # also when there is nothing left to learn (export of a finished run)
-    interrupted = False
-    start = time.time()
-    _interrupt_on_sigterm()
-    try:
-        remaining = cfg.total_steps - model.num_timesteps
-        if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
-    except KeyboardInterrupt:
-        interrupted = True
-        print("\ninterrupted: writing a checkpoint ...", file=sys.stderr)
-    finally:
-        callback.checkpoint()
-        # The environment processes may be gone already (a signal sent to the whole process group); the
-        # checkpoint above is written either way.
-        with contextlib.suppress(BrokenPipeError, EOFError, ConnectionError):
-            env.close()
-    if interrupted:
-        print(f"checkpoint written to {run_dir / 'checkpoint'}; continue with --resume", file=sys.stderr)
-        return {"interrupted": True, "steps": int(model.num_timesteps)}
 
-    stopped_by = "max_seconds" if callback.out_of_time else "total_steps"
-    if not state.evals or state.evals[-1]["step"] != model.num_timesteps:
-        callback.run_eval()
-    policy_path = export_policy(
-        model,
-        run_dir / "policy",
-        name=cfg.name,
-        rules=rules,
-        activation=cfg.activation,
-        provenance={
-            "run": cfg.name,
-            "steps": int(model.num_timesteps),
-            "wall_seconds": round(state.wall_seconds, 1),
-            "command": " ".join(sys.argv),
-            "config": cfg.to_dict(),
-            "cpu_count": os.cpu_count(),
-            "platform": platform.platform(),
-            "device": device + (f" ({torch.cuda.get_device_name()})" if device == "cuda" else ""),
-            "stopped_by": stopped_by,
-            **({"behaviour_cloning": state.behaviour_cloning} if state.behaviour_cloning else {}),
-            **init_from(run_dir),
-        },
-    )
-    plot_learning_curve(state.evals, run_dir / "learning_curve.png", f"{cfg.name} ({rules.name})")
-    last = state.evals[-1]
-    summary = {
-        "run": cfg.name,
-        "steps": int(model.num_timesteps),
-        "episodes": state.episodes,
-        "wall_seconds": round(state.wall_seconds, 1),
-        "this_session_seconds": round(time.time() - start, 1),
-        "stopped_by": stopped_by,
-        "vs_random": last["random"],
-        "vs_heuristic": last["heuristic"],
-        "policy": str(policy_path.with_suffix(".npz")),
-    }
-    write_json_atomic(run_dir / "summary.json", summary)
-    print(
-        f"done: {cfg.name} {summary['steps']:,} steps in {summary['wall_seconds']:.0f}s; "
-        f"win rate vs random {last['random']['win_rate']:.0%}, vs heuristic {last['heuristic']['win_rate']:.0%} "
-        f"({last['heuristic']['games']} games each); bot: {summary['policy']}"
-        + (" (stopped by max_seconds; --resume continues towards total_steps)" if callback.out_of_time else "")
-    )
-    return summary
+class _Callback(BaseCallback):
+    """sb3's hook into its own loop: after every environment step, the core's :meth:`Run.tick` (progress,
+    snapshots, evaluations, checkpoints, the time budget) with the episodes finished and the training win rate."""
+
+    def __init__(self, run: Run, backend: SB3Backend) -> None:
+        super().__init__()
+        self.run, self.backend = run, backend
+        self.recent: list[float] = []
+
+    def _on_training_start(self) -> None:
+        self.backend.log_pool(self.run.state.snapshots)
+
+    def _on_step(self) -> bool:
+        finished = 0
+        for info in self.locals.get("infos", []):
+            ep = info.get("episode")
+            if ep is not None:
+                finished += 1
+                self.recent.append(1.0 if ep["r"] > 0 else (0.5 if ep["r"] == 0 else 0.0))
+                self.recent = self.recent[-200:]
+        show = {"train win": f"{sum(self.recent) / len(self.recent):.0%}"} if self.recent else {}
+        return self.run.tick(self.model.num_timesteps, episodes=finished, show=show)
+
+    def _on_rollout_end(self) -> None:
+        if self.recent:
+            self.logger.record("train/win_rate_recent", sum(self.recent) / len(self.recent))
+        self.logger.record("time/steps_per_second", self.run.rate())
+
+
+def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = None) -> dict[str, Any]:
+    """Train (or resume) a run with the sb3 backend; returns the summary (also written to ``summary.json``)."""
+    return core.train(SB3Backend(cfg), resume=resume, progress=progress)
 
 
 def resolve_device(device: str) -> str:
@@ -729,17 +540,6 @@ def resolve_device(device: str) -> str:
     if device == "cuda" and not torch.cuda.is_available():
         raise RunDirError("device = 'cuda' but torch sees no CUDA device; use device = 'auto' or 'cpu'")
     return device
-
-
-def _interrupt_on_sigterm() -> None:
-    """SIGTERM (and SIGINT, even where a background shell ignores it) stops training like Ctrl-C: with a checkpoint."""
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
 
 
 def _logger(run_dir: Path) -> Any:

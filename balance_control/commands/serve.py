@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import socket
 
 from .common import fail
@@ -21,7 +22,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--http", action="store_true", help="the stateless HTTP service and the browser page")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8017, help="HTTP: port (default 8017; 0 picks a free one)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="HTTP: seconds a request may take (default 10)")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="HTTP: seconds a request may take, waiting included (default 10)"
+    )
+    parser.add_argument(
+        "--read-timeout",
+        type=float,
+        default=10.0,
+        help="HTTP: seconds for a request's headers, and for its body, to arrive (default 10)",
+    )
+    parser.add_argument(
+        "--keep-alive",
+        type=float,
+        default=5.0,
+        help="HTTP: seconds an idle keep-alive connection stays open (default 5)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="HTTP: worker processes for the heuristic, expert and mcts bots' decisions (default 2)",
+    )
+    parser.add_argument(
+        "--queue", type=int, default=4, help="HTTP: requests that may wait for a worker; more get 503 (default 4)"
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=256, help="HTTP: open connections served; more get 503 (default 256)"
+    )
+    parser.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP: an origin (https://example.org) whose pages may call the API; repeatable (default: none)",
+    )
+
     parser.add_argument(
         "--bot",
         metavar="NAME",
@@ -36,6 +71,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _seconds(name: str, value: float) -> float:
+    if not (math.isfinite(value) and 0 < value <= 3600):
+        raise fail(f"{name} must be a number of seconds in (0, 3600], not {value}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import jsonschema  # noqa: F401
@@ -46,39 +87,43 @@ def run(args: argparse.Namespace) -> int:
 
         return serve(bot=_default_bot(args))
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError:
         raise fail("serve --http needs the serve extra: pip install -e '.[serve]'") from None
     if not 0 <= args.port <= 65535:
         raise fail(f"--port must be 0..65535, not {args.port}")
-    if not args.timeout > 0:
-        raise fail(f"--timeout must be positive, not {args.timeout}")
     if args.bot is not None:
         raise fail("--bot is for --stdio (over HTTP every go request names its bot)")
-    from embedding.http import create_app
+    options = {
+        "timeout_s": _seconds("--timeout", args.timeout),
+        "read_timeout_s": _seconds("--read-timeout", args.read_timeout),
+        "keep_alive_s": _seconds("--keep-alive", args.keep_alive),
+    }
+    for name, value, lo in (
+        ("--workers", args.workers, 0),
+        ("--queue", args.queue, 0),
+        ("--max-connections", args.max_connections, 1),
+    ):
+        if not lo <= value <= 10_000:
+            raise fail(f"{name} must be {lo}..10000, not {value}")
+    for origin in args.cors_origin:
+        if origin != "*" and not origin.startswith(("http://", "https://")):
+            raise fail(f"--cors-origin takes an origin such as https://example.org (or *), not {origin!r}")
+    from embedding.server import serve
 
     sock = listen(args.host, args.port)
     print(f"serving the bots and the browser page at {url(sock)} (Ctrl-C stops)", flush=True)
-    config = uvicorn.Config(create_app(timeout_s=args.timeout), log_level="warning")
-    uvicorn.Server(config).run(sockets=[sock])
+    serve(
+        args.host,
+        args.port,
+        sockets=[sock],
+        workers=args.workers,
+        queue=args.queue,
+        max_connections=args.max_connections,
+        cors_origins=tuple(args.cors_origin),
+        **options,
+    )
     return 0
-
-
-def _default_bot(args: argparse.Namespace) -> object:
-    """The bot of ``--bot`` (None without it), seeded by ``--bot-seed`` or ``$BC_BOT_SEED``."""
-    if args.bot is None:
-        return None
-    import os
-
-    from embedding.protocol import ProtocolError, load_bot
-
-    seed = args.bot_seed
-    if seed is None and os.environ.get("BC_BOT_SEED", "").isdigit():
-        seed = int(os.environ["BC_BOT_SEED"])
-    try:
-        return load_bot(args.bot, seed, allow_paths=True)
-    except ProtocolError as exc:
-        raise fail(str(exc)) from None
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -106,3 +151,20 @@ def url(sock: socket.socket) -> str:
     if sock.family == socket.AF_INET6:
         host = f"[{host}]"
     return f"http://{host}:{port}/"
+
+
+def _default_bot(args: argparse.Namespace) -> object:
+    """The bot of ``--bot`` (None without it), seeded by ``--bot-seed`` or ``$BC_BOT_SEED``."""
+    if args.bot is None:
+        return None
+    import os
+
+    from embedding.protocol import ProtocolError, load_bot
+
+    seed = args.bot_seed
+    if seed is None and os.environ.get("BC_BOT_SEED", "").isdigit():
+        seed = int(os.environ["BC_BOT_SEED"])
+    try:
+        return load_bot(args.bot, seed, allow_paths=True)
+    except ProtocolError as exc:
+        raise fail(str(exc)) from None

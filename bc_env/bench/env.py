@@ -80,7 +80,7 @@ def bench_engine(config: str, seconds: float, seed: int = 0) -> EnvBenchResult:
     return EnvBenchResult(name, r.games, r.decisions, r.seconds, r.wall_seconds)
 
 
-def _connect_four() -> Any:
+def connect_four() -> Any:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # pygame's import banner would break the table
     from pettingzoo.classic import connect_four_v3
 
@@ -107,7 +107,7 @@ def run(config: str = "core-4p", seconds: float = 10.0, compare: bool = True) ->
         (f"balance_control_v0 ({config}, flat obs)", lambda: bc_env.env(config)),
     ]
     if compare:
-        candidates += [("connect_four_v3", _connect_four), ("chess_v6", _chess)]
+        candidates += [("connect_four_v3", connect_four), ("chess_v6", _chess)]
     notes = []
     for name, make in candidates:
         try:

@@ -12,14 +12,17 @@ Seat rule (``learner_seat``):
 * ``"random"``: a seat drawn from the env's RNG (``np_random``) at every reset;
 * an int: always that seat.
 
-Opponents (``opponents``):
+Opponents (``opponents``) are objects with ``act(game) -> action`` (``policies.base.Policy``); the environment
+does not know bots by name (``policies.load("heuristic", seed=0)`` makes one, as the command line and the trainers
+do):
 
 * ``None``: uniformly random legal moves drawn from the env's RNG (reproducible with the seed);
-* one policy object, or a bot's name or path as the command line takes them (``"heuristic"``,
-  ``"ppo-core-2p"``, ``"runs/x/policy"``; ``policies.load``): it plays every other seat;
-* a list of ``n - 1`` policies, names or paths: relative seats 1..n-1 (turn order after the learner);
-* a callable without ``act`` (e.g. sampling from an opponent pool): called at every reset with no
-  argument; it returns one policy or a list of ``n - 1`` policies for that episode.
+* one policy object: it plays every other seat;
+* a list of ``n - 1`` policy objects: relative seats 1..n-1 (turn order after the learner);
+* a callable without ``act`` (e.g. sampling from an opponent pool, or making fresh seeded bots): called at every
+  reset with no argument; it returns one policy or a list of ``n - 1`` policies for that episode.
+
+Anything else (a bot's name, an object without ``act``) raises ``EnvOptionError`` saying what to pass.
 
 :class:`ModelOpponent` turns a trained model (e.g. a frozen copy of the learner) into a policy.
 
@@ -29,9 +32,6 @@ illegal action (outside :meth:`action_masks`) ends the episode with ``illegal_re
 (``illegal_action="raise"`` raises the engine's ``IllegalActionError`` instead). An action that is not in the
 action space (not an integer, a bool, out of range) always raises ``ActionOutOfBoundsError``, as in the AEC env.
 Bad options raise ``EnvOptionError`` naming the option.
-
-Bots given by name are loaded once (a trained bot is checked against the env's rules); the bots that draw at
-random are made afresh at every reset with a seed from the env's RNG, so seeded resets replay exactly.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ from .aec import ILLEGAL_ACTION_MODES, OBS_FORMATS, _check_choice, check_action,
 from .errors import EnvOptionError
 from .rewards import check_scheme, terminal_rewards
 
+_NAME_HINT = (
+    " (the environment takes bot objects: make one from a name with policies.load, e.g. "
+    "opponents=policies.load('heuristic', seed=0, config=config))"
+)
+
 
 class _RandomOpponent:
     """Uniformly random legal action from a NumPy generator (the wrapper's ``np_random``)."""
@@ -63,29 +68,6 @@ class _RandomOpponent:
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
         return legal[int(self._env.np_random.integers(len(legal)))]
-
-
-class _NamedBot:
-    """An opponent given by name or path (``policies.load``). A trained bot is loaded once and checked against the
-    env's rules; a bot that draws at random is made afresh for every episode, seeded from the env's RNG."""
-
-    def __init__(self, name: str | Path, config: RulesConfig) -> None:
-        from policies import NeuralPolicy, load
-
-        self.name = str(name)
-        self.config = config
-        self._fixed = load(name, seed=0, config=config)  # unknown names and bad files raise here
-        self._reusable = isinstance(self._fixed, NeuralPolicy)
-
-    def policy(self, rng: np.random.Generator) -> Any:
-        if self._reusable:
-            return self._fixed
-        from policies import load
-
-        return load(self.name, seed=int(rng.integers(2**32)), config=self.config)
-
-    def __repr__(self) -> str:
-        return f"_NamedBot({self.name!r})"
 
 
 class ModelOpponent:
@@ -153,7 +135,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.cell_px = check_cell_px(cell_px, self.config)
         self._human: Any = None
-        self._opponent_spec = self._resolve_names(opponents)
+        self._opponent_spec = self._check_opponents(opponents)
         self.encoder = enc = Encoder(self.config)
         self._num_actions = Game.new(self.config, 0).num_actions
         self.action_space = spaces.Discrete(self._num_actions)
@@ -269,35 +251,37 @@ class SingleAgentEnv(gymnasium.Env):
         planes, vector = self.encoder.split(vec)
         return {"planes": planes, "vector": vector}
 
-    def _resolve_names(self, spec: Any) -> Any:
-        """Bot names and paths in ``opponents`` become :class:`_NamedBot` entries (loaded and checked now)."""
-        if isinstance(spec, str | Path):
-            return _NamedBot(spec, self.config)
+    def _check_opponents(self, spec: Any) -> Any:
+        """``spec`` if it is an accepted ``opponents`` value (a callable is checked when it is called)."""
+        n = self.num_players
+        if spec is None or hasattr(spec, "act"):
+            return spec
         if isinstance(spec, list | tuple):
-            return [_NamedBot(p, self.config) if isinstance(p, str | Path) else p for p in spec]
-        return spec
+            if len(spec) != n - 1 or not all(hasattr(p, "act") for p in spec):
+                raise EnvOptionError(
+                    f"opponents must be a list of {n - 1} policies with act(game), got {spec!r}{_NAME_HINT}"
+                )
+            return list(spec)
+        if callable(spec) and not isinstance(spec, str | Path):
+            return spec
+        raise EnvOptionError(
+            f"opponents must be None, a policy with act(game), a list of them or a callable returning them, "
+            f"got {spec!r}{_NAME_HINT}"
+        )
 
     def _assign_opponents(self) -> None:
         spec = self._opponent_spec
         if spec is not None and not hasattr(spec, "act") and callable(spec):
-            spec = self._resolve_names(spec())
+            spec = self._check_opponents(spec())
+            if spec is not None and not hasattr(spec, "act") and not isinstance(spec, list):
+                raise EnvOptionError(f"the opponents callable must return a policy or a list of them, got {spec!r}")
         n = self.num_players
         if spec is None:
             others: Sequence[Any] = [_RandomOpponent(self)] * (n - 1)
-        elif isinstance(spec, _NamedBot):
-            others = [spec.policy(self.np_random)] * (n - 1)
         elif hasattr(spec, "act"):
             others = [spec] * (n - 1)
-        elif isinstance(spec, list | tuple):
-            if len(spec) != n - 1 or not all(hasattr(p, "act") or isinstance(p, _NamedBot) for p in spec):
-                raise EnvOptionError(
-                    f"opponents must be a list of {n - 1} policies with act(game) or bot names, got {spec!r}"
-                )
-            others = [p.policy(self.np_random) if isinstance(p, _NamedBot) else p for p in spec]
         else:
-            raise EnvOptionError(
-                f"opponents must be None, a policy, a bot name or path, a list of them or a callable, got {spec!r}"
-            )
+            others = spec
         seats: list[Any] = [None] * n
         for k, policy in enumerate(others, start=1):
             seats[(self.seat + k) % n] = policy

@@ -7,13 +7,13 @@ field and the allowed values.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, StateError
+from .jsonread import check_data, strict_loads
 
 #: Resorts in canonical order. CORE-01-02-04A defines the first three; each expansion adds one
 #: (EXP-01-00-03 ECO, EXP-02-00-03 SEC, EXP-03-00-03 CLM).
@@ -56,8 +56,7 @@ class GrassrootsText:
         _check_choice(f"{where}.pay_rule", self.pay_rule, PAY_RULES)
         _check_int(f"{where}.gain", self.gain, 1, 6)
         _check_choice(f"{where}.gain_rule", self.gain_rule, GAIN_RULES)
-        if not isinstance(self.text, str):
-            raise ConfigError(f"{where}.text must be a string, got {self.text!r}")
+        _check_text(f"{where}.text", self.text)
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None) -> None:
@@ -66,6 +65,16 @@ def _check_int(name: str, value: Any, lo: int, hi: int | None) -> None:
     if value < lo or (hi is not None and value > hi):
         allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise ConfigError(f"{name} must be in {allowed}, got {value!r}")
+
+
+def _check_text(name: str, value: Any) -> None:
+    """A string of Unicode text: a lone surrogate (``"\\ud800"`` from JSON) could never be printed or saved."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} must be a string, got {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{name} holds a lone surrogate ({ascii(value[:64])}): not Unicode text") from None
 
 
 def _check_bool(name: str, value: Any) -> None:
@@ -160,8 +169,7 @@ class RulesConfig:
             _check_int("influence_cap", self.influence_cap, 4, 20)
         _check_bool("equal_turns", self.equal_turns)
         _check_choice("tie_break", self.tie_break, TIE_BREAKS)
-        if not isinstance(self.name, str):
-            raise ConfigError(f"name must be a string, got {self.name!r}")
+        _check_text("name", self.name)
 
     # ------------------------------------------------------------------ derived values
     @property
@@ -246,14 +254,19 @@ class RulesConfig:
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"rules configuration file not found: {path}")
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
         try:
             if path.suffix == ".json":
-                data = json.loads(text)
+                data = strict_loads(raw, "rules")
             else:
-                data = tomllib.loads(text)
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid {path.suffix.lstrip('.') or 'TOML'}: {exc}") from exc
+                data = tomllib.loads(raw.decode("utf-8"))
+                check_data(data, "rules")  # TOML has nan and inf literals
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except StateError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
         if isinstance(data, dict) and "rules" in data and isinstance(data["rules"], dict):
             data = data["rules"]
         if isinstance(data, dict) and "name" not in data:

@@ -21,6 +21,7 @@ from typing import Any
 from .config import RulesConfig
 from .errors import BalanceControlError, IllegalActionError, StateError
 from .game import Game
+from .jsonread import strict_loads
 
 FORMAT = "balance-control-replay"
 VERSION = 1
@@ -66,21 +67,14 @@ def replay(config: RulesConfig | str, seed: int, actions: list[int | str]) -> Ga
 
 
 def read_json_file(path: str | Path, what: str = "file") -> Any:
-    """The JSON document in ``path``; a file that is not UTF-8, not JSON or nested too deeply raises
-    ``StateError`` naming the file and the problem (``OSError`` for a file that cannot be read)."""
+    """The JSON document in ``path``, read strictly (``jsonread.strict_loads``: UTF-8, finite numbers, Unicode
+    strings, no key twice); any problem raises ``StateError`` naming the file and the field (``OSError`` for a file
+    that cannot be read)."""
     data = Path(path).read_bytes()
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{what} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StateError(f"{what} {path}: not valid JSON: {exc}") from None
-    except RecursionError:
-        raise StateError(f"{what} {path}: JSON nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
-        raise StateError(f"{what} {path}: not a readable JSON document: {exc}") from None
+        return strict_loads(data, what)
+    except StateError as exc:
+        raise StateError(f"{what} {path}: {str(exc).removeprefix(what + ': ')}") from None
 
 
 def load_replay(source: str | Path | dict[str, Any]) -> Game:

@@ -7,6 +7,7 @@ conservation rules (CORE-01-00-01, -06) or the caps.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import effects
@@ -24,6 +25,7 @@ from .jsonread import get as _get
 from .jsonread import get_bool as _bool
 from .jsonread import get_int as _int
 from .jsonread import get_list as _list
+from .jsonread import is_text as _is_text
 from .jsonread import keys as _keys
 from .rng import Rng
 
@@ -152,22 +154,41 @@ MAX_RNG_CHARS = 64
 
 
 def _plain(value: Any, where: str, depth: int = 0) -> None:
-    """An event's value: JSON scalars, lists and objects nested at most MAX_EVENT_DEPTH deep."""
+    """An event's value: JSON scalars (finite numbers, Unicode strings), lists and objects nested at most
+    MAX_EVENT_DEPTH deep."""
+    problem = _plain_problem(value, depth)
+    if problem is not None:
+        raise StateError(where + problem)
+
+
+def _plain_problem(value: Any, depth: int) -> str | None:
+    """What makes ``value`` not plain JSON data, as the rest of a message after the field's path (the path is
+    built only for a refusal: the event log is most of a state)."""
     if depth > MAX_EVENT_DEPTH:
-        raise StateError(f"{where} is nested deeper than {MAX_EVENT_DEPTH} levels")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return
+        return f" is nested deeper than {MAX_EVENT_DEPTH} levels"
+    if value is None or isinstance(value, (bool, int)):
+        return None
+    if isinstance(value, str):
+        return None if value.isascii() or _is_text(value) else f": the string {ascii(value[:64])} is not Unicode text"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f": {value!r} is not a JSON number; numbers must be finite"
     if isinstance(value, list):
         for i, v in enumerate(value):
-            _plain(v, f"{where}[{i}]", depth + 1)
-        return
+            problem = _plain_problem(v, depth + 1)
+            if problem is not None:
+                return f"[{i}]{problem}"
+        return None
     if isinstance(value, dict):
         for k, v in value.items():
             if not isinstance(k, str):
-                raise StateError(f"{where} has a non-string key {k!r}")
-            _plain(v, f"{where}.{k}", depth + 1)
-        return
-    raise StateError(f"{where} must be JSON data, got {type(value).__name__}")
+                return f" has a non-string key {k!r}"
+            if not (k.isascii() or _is_text(k)):
+                return f": the key {ascii(k[:64])} is not Unicode text"
+            problem = _plain_problem(v, depth + 1)
+            if problem is not None:
+                return f".{k}{problem}"
+        return None
+    return f" must be JSON data, got {type(value).__name__}"
 
 
 def _resort_map(d: dict[str, Any], key: str, where: str, resorts: tuple[str, ...], allow_negative: bool) -> list[int]:

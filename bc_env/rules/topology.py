@@ -74,7 +74,9 @@ class Topology:
         return f"{cell % self.size},{cell // self.size}"
 
     def parse(self, text: str) -> Cell:
-        """Parse ``"x,y"``; raises ValueError naming the problem."""
+        """Parse ``"x,y"`` written as :meth:`label` writes it (ASCII digits, no sign, padding or leading zero), so
+        that one cell has one spelling: a state keyed by cells cannot hold ``"6,3"`` and ``"06,3"`` as two keys of
+        one cell. Raises ValueError naming the problem."""
         parts = text.split(",")
         if len(parts) != 2:
             raise ValueError(f"a cell is written 'x,y', got {text!r}")
@@ -85,6 +87,8 @@ class Topology:
         c = self.cell(x, y)
         if c is None:
             raise ValueError(f"cell {text!r} is not on the {self.name} table of size {self.size}")
+        if text != self.label(c):
+            raise ValueError(f"cell {text!r} is written {self.label(c)!r} (ASCII digits, no sign, space or leading 0)")
         return c
 
 

@@ -174,12 +174,16 @@ class Regulations(ExpansionState):
             raise StateError(f"{where}.attached must be an object of tiles")
         self.on = {}
         for text, types in attached.items():
+            if not isinstance(text, str):
+                raise StateError(f"{where}.attached: a tile is named by its cell 'x,y', got {text!r}")
             try:
                 cell = game.topo.parse(text)
-            except ValueError:
-                cell = None
-            if cell is None or game.tile_at[cell] < 0:
+            except ValueError as exc:
+                raise StateError(f"{where}.attached: {exc}") from None
+            if game.tile_at[cell] < 0:
                 raise StateError(f"{where}.attached: {text!r} is not a Board tile (EXP-02-02-A-01)")
+            if cell in self.on:  # one tile, one entry (parse admits one spelling per cell)
+                raise StateError(f"{where}.attached: tile {text!r} is listed twice")
             if not isinstance(types, dict) or not types:
                 raise StateError(f"{where}.attached.{text} must be a non-empty object of Regulation types")
             for name, n in types.items():

@@ -1,6 +1,6 @@
 """The two builds of the engine side by side (issue 19), with the peers, measured in one run::
 
-    python -m bc_env.bench.builds --seconds 5 --rounds 2
+    python -m benchmarking.builds --seconds 5 --rounds 2
 
 Per build (each in its own process, the pure-Python one with ``BC_PURE_PYTHON=1``; the builds alternate
 ``--rounds`` times so that load on a shared machine falls on both alike):
@@ -15,6 +15,10 @@ Per build (each in its own process, the pure-Python one with ``BC_PURE_PYTHON=1`
 The peers, in this process between the rounds: PettingZoo's ``connect_four_v3`` through the same AEC loop, and
 catanatron's random players (4 players, actions/s: one ``play_tick`` is one decision). They need the ``bench``
 extra; a missing one is skipped with a note. All rates are per CPU second of the measuring process.
+
+It lives above the engine package (it plays the heuristic bot, ``policies``): before issue 31 it was
+``bc_env/bench/builds.py`` (``python -m bc_env.bench.builds``); ``bc_env/bench/`` keeps the engine's and the
+environment's own benchmarks.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ ROLLOUT_PRESET = "core-4p"
 
 def clone_us(preset: str, decisions: int, seconds: float, seed: int = 0) -> float:
     """CPU µs per ``clone()`` of a seeded random game after ``decisions`` decisions."""
-    from ..rules import Game
+    from bc_env.rules import Game
 
     rng = random.Random(seed)
     game = Game.new(preset, seed)
@@ -53,7 +57,7 @@ def clone_us(preset: str, decisions: int, seconds: float, seed: int = 0) -> floa
 
 def rollouts_per_s(preset: str, seconds: float, seed: int = 0) -> tuple[float, int]:
     """``clone()`` of the opening + a random rollout to the end, per CPU second; and the rollouts done."""
-    from ..rules import Game
+    from bc_env.rules import Game
 
     rng = random.Random(seed)
     root = Game.new(preset, seed)
@@ -71,9 +75,8 @@ def rollouts_per_s(preset: str, seconds: float, seed: int = 0) -> tuple[float, i
 
 def heuristic_decisions_per_s(preset: str, seconds: float, seed: int = 0) -> float:
     """The heuristic bot deciding for every seat of seeded games: ``act()`` + ``apply()`` per CPU second."""
+    from bc_env.rules import Game
     from policies.heuristic import HeuristicPolicy
-
-    from ..rules import Game
 
     n = games = 0
     start = time.process_time()
@@ -92,9 +95,8 @@ def measure_build(seconds: float) -> dict[str, Any]:
     """Everything measured on the build this process runs."""
     import bc_env
     import bc_env.rules
-
-    from .engine import bench_preset
-    from .env import bench_aec
+    from bc_env.bench.engine import bench_preset
+    from bc_env.bench.env import bench_aec
 
     out: dict[str, Any] = {"compiled": bc_env.rules.COMPILED}
     for preset in ("core-4p", "exp01-4p"):
@@ -127,12 +129,12 @@ def bench_catanatron(seconds: float, seed: int = 0) -> float:
 
 
 def measure_peers(seconds: float) -> tuple[dict[str, float], list[str]]:
-    from .env import _connect_four, bench_aec
+    from bc_env.bench.env import bench_aec, connect_four
 
     out: dict[str, float] = {}
     notes = []
     try:
-        out["connect_four_v3 env"] = bench_aec("connect_four_v3", _connect_four, seconds).steps_per_s
+        out["connect_four_v3 env"] = bench_aec("connect_four_v3", connect_four, seconds).steps_per_s
     except ImportError as exc:
         notes.append(f"connect_four_v3: skipped ({exc}; pip install -e '.[bench]')")
     try:
@@ -146,7 +148,7 @@ def _spawn_build(pure: bool, seconds: float) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "BC_PURE_PYTHON"}
     if pure:
         env["BC_PURE_PYTHON"] = "1"
-    cmd = [sys.executable, "-m", "bc_env.bench.builds", "--worker", "--seconds", str(seconds)]
+    cmd = [sys.executable, "-m", "benchmarking.builds", "--worker", "--seconds", str(seconds)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -192,7 +194,7 @@ def run(seconds: float, rounds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bc_env.bench.builds", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarking.builds", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per measurement (default 5)")
     parser.add_argument("--rounds", type=int, default=2, help="pure / compiled alternations (default 2)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
