@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bc_env.env.render import PLAYER_COLOURS
-from bc_env.env.svg import REGULATION_NAMES, tile_fill, board_svg, text_colour
+from bc_env.env.svg import REGULATION_NAMES, board_svg, text_colour, tile_fill
 from bc_env.rules import Game
 
 from .protocol import Session, error_reply, request_id, summary
