@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from positions import not_legal_message
 
 import bc_env
 from bc_env.env import ActionOutOfBoundsError, raw_env
@@ -273,7 +274,7 @@ def test_EXP_01_masks_offer_only_actions_the_engine_accepts(preset):
         illegal = np.flatnonzero(~mask)
         before = game.to_dict()
         for a in rng.sample(list(illegal), 3):
-            with pytest.raises(IllegalActionError):
+            with pytest.raises(IllegalActionError, match=not_legal_message(game, int(a), game.phase_name)):
                 game.apply(int(a))
         assert game.to_dict() == before
         pref = [a for a in legal if a >= take]

@@ -13,6 +13,7 @@ import os
 import random
 
 import pytest
+from positions import not_legal_message
 
 from bc_env.rules import Game, IllegalActionError
 from bc_env.rules.expansions.exp02 import attachable
@@ -62,7 +63,7 @@ def test_exp02_invariants_hold_over_random_games(preset):
                 for a in legal[:: max(1, len(legal) // 5)]:
                     g.clone().apply(a)
                 illegal = next(a for a in range(g.num_actions) if a not in legal)
-                with pytest.raises(IllegalActionError):
+                with pytest.raises(IllegalActionError, match=not_legal_message(g, illegal, g.phase_name)):
                     g.apply(illegal)
             pref = [a for a in legal if a >= g.layout.take]
             a = rng.choice(pref if pref and rng.random() < 0.6 else legal)
