@@ -83,9 +83,10 @@ def test_visits_and_time_budget() -> None:
 
 
 #: The strength sentinel: a small search against the random bot over SENTINEL_GAMES seeded games, seats rotated.
-#: The expert-prior search wins ~97% of such games (issue 31: 11.5 of these 12); it must score at least SENTINEL_MIN
+#: The search won 11.5 of these 12 (issue 31); the expert, its prior, wins ~97% against random (docs/policies.md).
+#: The search must score at least SENTINEL_MIN
 #: (a shared victory counts 1/k). If it truly won 90%, 12 games would fall below 9 with probability 2.6% (binomial,
-#: 95%: 0.3%); a bot no better than random (50%) would pass with probability 7.3%, one that wins 25% with 0.04%.
+#: 95%: 0.2%); a bot no better than random (50%) would pass with probability 7.3%, one that wins 25% with 0.04%.
 SENTINEL_GAMES, SENTINEL_MIN = 12, 9
 
 
