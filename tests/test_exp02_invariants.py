@@ -4,8 +4,9 @@ one tile; placed - returned = attached), caps, every attachment legal (RULINGS R
 equal the game, every legal action applies and replays are deterministic. Steered play prefers Regulation and
 Measure actions and gives every seat SEC, so Regulations are placed, moved and removed.
 
-The games and checks are tools/invariant_games.py's ``play(..., steer=True)``: ``GAMES`` per preset here, 1,000 per
-preset with ``python tools/invariant_games.py --preset PRESET --games 1000 --steer`` (docs/benchmarks.md)."""
+The games and checks are tools/invariant_games.py's ``play(..., steer=True)``: ``GAMES`` per preset here, as many as
+wanted with ``python tools/invariant_games.py --preset PRESET --games N --steer`` (the recorded runs: 30-100 games
+per preset, docs/benchmarks.md)."""
 
 from __future__ import annotations
 

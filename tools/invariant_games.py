@@ -13,7 +13,7 @@ seat 8 SEC to spend, and 60% of the decisions prefer a Measure or Regulation act
 moved and removed; an unedited game (odd seeds) is then replayed from its actions and must end in the same state.
 
     python tools/invariant_games.py --preset all-6p --games 10000 --workers 2     # docs/benchmarks.md
-    python tools/invariant_games.py --preset exp02-4p --games 1000 --steer        # docs/benchmarks.md
+    python tools/invariant_games.py --preset exp02-4p --games 100 --steer         # docs/benchmarks.md
 
 Exit status 0: no violation; 1: a violation (printed with preset, seed and decision).
 """
