@@ -19,6 +19,8 @@ import copy
 import random
 from typing import Any
 
+from positions import refused
+
 from bc_env.rules import Game, RulesConfig
 from bc_env.rules.actions import CONVERT, PLACE
 
@@ -155,6 +157,20 @@ def act(game: Game, *texts: str) -> None:
 
 def legal_strings(game: Game) -> list[str]:
     return [game.action_to_string(a) for a in game.legal_actions()]
+
+
+def unpaid(game: Game, text: str, phase: str = "political") -> None:
+    """``text`` is refused for its cost alone (EXP-01-06-08, BC-20, RULINGS R18): it is a well-formed action, the
+    game is in decision ``phase``, applying it raises the engine's "not legal" error and changes nothing, and the
+    same state with 6 more of every Resource for the acting player offers it."""
+    refused(game, text, phase)
+    data = game.to_dict()
+    who = data["players"][game.current_player]["resources"]
+    for r in who:
+        extra = 6 if game.config.bank_stock is None else min(6, data["bank"][r])
+        who[r] += extra
+        data["bank"][r] -= extra
+    assert text in legal_strings(Game.from_dict(data)), f"{text!r} is not offered even when it can be paid"
 
 
 def events(game: Game, type_: str) -> list[dict[str, Any]]:

@@ -20,10 +20,13 @@ lowest free id of that name.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bc_env.rules import Game, RulesConfig
+import pytest
+
+from bc_env.rules import Game, IllegalActionError, RulesConfig
 
 CellSpec = str | tuple[int, int]
 TileRef = int | str
@@ -239,6 +242,25 @@ def act(game: Game, *actions: str) -> None:
     """Apply actions given by their strings."""
     for a in actions:
         game.apply(game.string_to_action(a))
+
+
+def not_legal_message(game: Game, action: int, phase: str) -> str:
+    """The pattern of the engine's error for a well-formed action that decision ``phase`` does not offer."""
+    text, where = re.escape(repr(game.action_to_string(action))), re.escape(repr(phase))
+    return rf"^action {action} \({text}\) is not legal in decision {where} of player {game.current_player};"
+
+
+def refused(game: Game, text: str, phase: str) -> None:
+    """``text`` is a well-formed action (a misspelt string fails here, not as a refusal), the game is in decision
+    ``phase``, and applying the action raises the engine's "not legal in decision ``phase``" error and changes
+    nothing (CORE-01-04, the engine's bad-input rule)."""
+    action = game.string_to_action(text)
+    assert game.phase_name == phase, f"expected decision {phase!r}, the game is in {game.phase_name!r}"
+    assert action not in game.legal_actions()
+    before = game.to_dict()
+    with pytest.raises(IllegalActionError, match=not_legal_message(game, action, phase)):
+        game.apply(action)
+    assert game.to_dict() == before
 
 
 def legal(game: Game) -> list[str]:

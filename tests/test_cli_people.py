@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -14,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+import policies
 from balance_control.cli import main
-from bc_env.rules import Game, load_replay
+from bc_env.rules import Game, RulesConfig, load_replay, preset_names
+from bc_env.rules.components import RESORT, build_catalogue
 from benchmarking.runner import format_wins
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,12 +188,50 @@ def test_train_without_the_extras_prints_an_install_hint(monkeypatch, capsys):
 
 
 # ----------------------------------------------------------------------------------- legend and hex
-def test_legend_command_explains_every_code(monkeypatch, capsys):
+def printable_codes(preset: str) -> set[str]:
+    """Every cell code ``render_text`` can print for ``preset``: each tile's ``code`` (its catalogue), ``h*`` for a
+    resolved Hotspot and ``..`` for a legal placement cell."""
+    catalogue = build_catalogue(RulesConfig.preset(preset))
+    return {spec.code for spec in catalogue} | {"..", "h*"}
+
+
+def unexplained(legend: str, preset: str) -> list[str]:
+    """The codes of ``preset`` that ``legend`` does not explain: a tile code or h*/.. on a line of its own, a resort
+    tile's letter in the resorts line with its resort's name."""
+    config = RulesConfig.preset(preset)
+    resorts = re.search(r"^ +resorts: (.*)\.$", legend, re.M)
+    assert resorts, legend
+    missing = []
+    for spec in build_catalogue(config):
+        if spec.kind == RESORT:
+            if f"{spec.code[0]} {config.resorts[spec.resort]}" not in resorts.group(1).split(", "):
+                missing.append(spec.code)
+        elif not re.search(rf"^  {re.escape(spec.code)}   \S", legend, re.M):
+            missing.append(spec.code)
+    missing += [code for code in ("h*", "..") if not re.search(rf"^  {re.escape(code)}   \S", legend, re.M)]
+    return sorted(set(missing))
+
+
+def test_the_board_prints_only_catalogue_codes():
+    """What printable_codes derives is what the text board prints (a played all-6p game: every tile kind)."""
+    game = Game.new("all-6p", 3)
+    bot = policies.load("random", seed=3)
+    while not game.is_terminal() and len(game.draw_pile) > 20:
+        game.apply(bot.act(game))
+    board = game.render().split("\n")
+    rows = [line for line in board if re.match(r"^ {0,3}\d+ ", line)]
+    cells = {cell.strip()[:2] for row in rows for cell in re.findall(r".{4}", row[5:].strip("\n")) if cell.strip()}
+    assert len(cells) > 10 and cells <= printable_codes("all-6p"), cells - printable_codes("all-6p")
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_legend_command_explains_every_code(monkeypatch, capsys, preset):
+    """``legend`` explains every code any preset's board can print; ``legend --config`` those of its preset."""
+    rc, out, _ = _run(monkeypatch, capsys, ["legend", "--config", preset])
+    assert rc == 0 and unexplained(out, preset) == []
     rc, out, _ = _run(monkeypatch, capsys, ["legend"])
-    assert rc == 0
-    for code in ("SC", "Co", "Gr", "Lo", "Ho", "h*", "..", "LM", "IP", "D52", "h*-"):
-        assert code in out
-    assert "DOM" in out and "controller" in out
+    assert rc == 0 and unexplained(out, preset) == []
+    assert "D52 = DOM-W5 controlled by P2" in out and "controller" in out
 
 
 def test_legend_follows_the_config(monkeypatch, capsys):

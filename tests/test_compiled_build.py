@@ -19,6 +19,7 @@ from bc_env.rules import preset_names
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+from crossproc import in_fresh_process, jsonable  # noqa: E402
 from differential import game_digest  # noqa: E402
 
 needs_compiled = pytest.mark.skipif(
@@ -112,6 +113,6 @@ def test_both_builds_encode_the_same_observations():
     assert _run(code, pure=False) == _run(code, pure=True)
 
 
-def test_a_game_digest_sees_a_different_game():
+def test_a_game_digest_sees_a_different_game_and_not_the_process():
     assert game_digest("core-2p", 0) != game_digest("core-2p", 1)
-    assert game_digest("core-2p", 0) == game_digest("core-2p", 0)
+    assert in_fresh_process(game_digest, "core-2p", 0) == jsonable(game_digest("core-2p", 0))  # another hash seed

@@ -8,11 +8,12 @@ import json
 import random
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
+from checkers import PETTINGZOO_DICT_OBSERVATION, strict_warnings
 from pettingzoo.test import api_test, render_test, seed_test
+from positions import not_legal_message
 
 import bc_env
 from bc_env.env import ActionOutOfBoundsError, raw_env
@@ -41,8 +42,7 @@ def _play_random(env, rng: random.Random, max_steps: int = 10_000) -> int:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_pettingzoo_api_test(preset):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test warns that dict observations are not Box (as for chess)
+    with strict_warnings(*PETTINGZOO_DICT_OBSERVATION):  # NaNs, all-zero masks, ... fail
         api_test(bc_env.env(preset), num_cycles=120)  # enough for a whole game
 
 
@@ -63,8 +63,7 @@ def test_pettingzoo_render_test(preset, monkeypatch):
 
 
 def test_pettingzoo_api_test_planes_format():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with strict_warnings(*PETTINGZOO_DICT_OBSERVATION):
         api_test(bc_env.env("core-3p", obs_format="planes"), num_cycles=60)
     env = bc_env.env("core-3p", obs_format="planes")
     env.reset(seed=1)
@@ -175,8 +174,7 @@ def test_illegal_action_terminates_the_game_with_a_penalty_by_default():
     env.reset(seed=2)
     offender = env.agent_selection
     before = env.game.to_dict()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with strict_warnings():  # PettingZoo logs the illegal move (EnvLogger), it raises no warning
         env.step(_illegal_action(env))
     assert env.game.to_dict() == before, "an illegal action changes nothing in the game"
     assert all(env.terminations.values())
@@ -197,8 +195,7 @@ def test_illegal_reward_is_configurable():
     env = bc_env.env("core-2p", illegal_reward=-5)
     env.reset(seed=2)
     offender = env.agent_selection
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with strict_warnings():  # PettingZoo logs the illegal move (EnvLogger), it raises no warning
         env.step(_illegal_action(env))
     assert env._cumulative_rewards[offender] == -5.0
 
@@ -275,7 +272,7 @@ def test_EXP_01_masks_offer_only_actions_the_engine_accepts(preset):
         illegal = np.flatnonzero(~mask)
         before = game.to_dict()
         for a in rng.sample(list(illegal), 3):
-            with pytest.raises(IllegalActionError):
+            with pytest.raises(IllegalActionError, match=not_legal_message(game, int(a), game.phase_name)):
                 game.apply(int(a))
         assert game.to_dict() == before
         pref = [a for a in legal if a >= take]

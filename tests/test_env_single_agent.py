@@ -4,10 +4,10 @@ opponents, terminal reward delivery (RULINGS R9), masks under SubprocVecEnv, a s
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 import pytest
+from checkers import GYMNASIUM_NO_SPEC, SB3_PLANES_NOT_AN_IMAGE, strict_warnings
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 from bc_env.env.single_agent import ModelOpponent, SingleAgentEnv
@@ -47,8 +47,7 @@ def _random_learner(env: SingleAgentEnv, seed: int):
 def test_gymnasium_and_sb3_env_checkers(obs_format):
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SB3 notes that the 15x15 planes are not a uint8 image
+    with strict_warnings(*GYMNASIUM_NO_SPEC, *SB3_PLANES_NOT_AN_IMAGE):
         gym_check_env(SingleAgentEnv("core-2p", obs_format=obs_format))
         sb3_check_env(SingleAgentEnv("core-3p", obs_format=obs_format))
 
@@ -57,8 +56,7 @@ def test_gymnasium_and_sb3_env_checkers(obs_format):
 def test_EXP_01_gymnasium_and_sb3_env_checkers(preset, obs_format):
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with strict_warnings(*GYMNASIUM_NO_SPEC, *SB3_PLANES_NOT_AN_IMAGE):
         gym_check_env(SingleAgentEnv(preset, obs_format=obs_format))
         sb3_check_env(SingleAgentEnv(preset, obs_format=obs_format))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from exp01_support import M, Scenario, act, events, legal_strings
 
@@ -69,7 +71,7 @@ def test_EXP_01_07_04_Rule_Interaction_without_exp01_no_eco_and_no_measures():
     assert game.config.resorts == ("DOM", "FOR", "INF") and not game.measures
     assert "measures" not in game.to_dict()
     assert game.num_actions == 6 * 225 + 1 + 2 * 3  # the core layout is unchanged
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(IllegalActionError, match="^cannot parse action 'take EXP-01-M01': unknown verb 'take'; verbs"):
         game.string_to_action("take EXP-01-M01")
 
 
@@ -90,8 +92,15 @@ def test_action_layout_with_measures_round_trips_every_action():
     assert game.action_to_string(lay.target_player + 2) == "target-player P2"
     assert game.action_to_string(lay.exchange) == "exchange DOM"
     assert game.action_to_string(lay.decline) == "decline"
-    for bad in ("take EXP-01-M11", "target-player P4", "exchange XYZ", "play"):
-        with pytest.raises(IllegalActionError):
+    for bad, reason in (
+        ("take EXP-01-M11", "card must be one of EXP-01-M01, "),
+        ("target-player P4", "player must be P0..P3"),
+        ("exchange XYZ", "resort must be one of DOM, FOR, INF, ECO"),
+        ("play", "expected '<verb> <argument>'"),
+    ):
+        with pytest.raises(
+            IllegalActionError, match=f"^cannot parse action {re.escape(repr(bad))}: {re.escape(reason)}"
+        ):
             game.string_to_action(bad)
 
 

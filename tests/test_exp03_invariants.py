@@ -9,6 +9,7 @@ import random
 
 import pytest
 from exp03_support import incomplete_ok  # noqa: F401
+from positions import not_legal_message
 
 from bc_env.rules import Game, IllegalActionError, RulesConfig
 
@@ -54,7 +55,7 @@ def _play(config: RulesConfig, seed: int, played: set[str]) -> int:
             bad = rng.randrange(g.num_actions)
             if bad not in legal:
                 before = g.to_dict()
-                with pytest.raises(IllegalActionError):
+                with pytest.raises(IllegalActionError, match=not_legal_message(g, bad, g.phase_name)):
                     g.apply(bad)
                 assert g.to_dict() == before
         g.apply(a)

@@ -9,11 +9,10 @@ with 4 players (resorts DOM, FOR, INF, ECO, CLM) unless noted.
 from __future__ import annotations
 
 import pytest
-from exp01_support import act, events, finish_turn, legal_strings
+from exp01_support import act, events, finish_turn, legal_strings, unpaid
 from exp03_support import E3, M3, C, Scenario3, incomplete_ok  # noqa: F401
 from positions import res
 
-from bc_env.rules import IllegalActionError
 from bc_env.rules.effects import MODIFIERS
 from bc_env.rules.expansions.exp03 import CLIMATE, build_deck, carbon_levy_targets, is_climate_effect
 
@@ -22,15 +21,6 @@ pytestmark = pytest.mark.usefixtures("incomplete_ok")
 
 def ids(game):
     return [a.id for a in game.active_effects]
-
-
-def unpaid(game, text):
-    """Not offered, and applying it raises and changes nothing (EXP-03-06-05, RULINGS R18, R62)."""
-    assert text not in legal_strings(game)
-    before = game.to_dict()
-    with pytest.raises(IllegalActionError):
-        act(game, text)
-    assert game.to_dict() == before
 
 
 def _two_resorts(infl87=None, **p0):

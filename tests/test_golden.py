@@ -111,9 +111,20 @@ def diff_transcript(doc: dict[str, Any], name: str = "transcript") -> str | None
 def test_golden_files_are_the_listed_ones_and_small() -> None:
     names = {mg.file_name(preset, seed) for preset, seeds in mg.GOLDEN for seed in seeds}
     assert {p.name for p in FILES} == names, f"tests/golden/ and make_golden.GOLDEN disagree; {REGENERATE}"
-    assert {preset for preset, _ in mg.GOLDEN} == {"core-2p", "core-4p", "core-6p", "core-4p-variants"}
-    assert all(2 <= len(seeds) <= 3 for _, seeds in mg.GOLDEN)
-    assert sum(p.stat().st_size for p in FILES) < 500_000
+    core = {"core-2p", "core-4p", "core-6p", "core-4p-variants"}
+    assert {preset for preset, _ in mg.GOLDEN} == core | {"exp01-4p", "exp02-4p", "exp03-4p", "all-6p"}
+    assert all(2 <= len(seeds) <= 3 if preset in core else len(seeds) == 1 for preset, seeds in mg.GOLDEN)
+    assert sum(p.stat().st_size for p in FILES) < 800_000
+
+
+@pytest.mark.parametrize("preset", ["exp01-4p", "exp02-4p", "exp03-4p", "all-6p"])
+def test_expansion_goldens_play_the_expansion(preset: str) -> None:
+    """The steered chooser makes each expansion's transcript take and play Measures (Regulations need SEC, which
+    seeded play from the start seldom holds: tests/test_exp02_invariants.py's games give it)."""
+    doc = json.loads((GOLDEN_DIR / mg.file_name(preset, 1)).read_text(encoding="utf-8"))
+    events = " ".join(step[4] for step in doc["steps"]).split()
+    assert doc["chooser"] == mg.STEERED
+    assert "take-measure" in events and "play-measure" in events and "measure-effect" in events
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

@@ -234,7 +234,7 @@ def test_action_strings_round_trip_for_every_action(preset: str) -> None:
     game = Game.new(preset, seed=0)
     check_action_strings(game, list(range(game.num_actions)))
     for bad in (-1, game.num_actions):
-        with pytest.raises(IllegalActionError):
+        with pytest.raises(IllegalActionError, match=f"^action {bad} is out of range 0..{game.num_actions - 1}$"):
             game.action_to_string(bad)
 
 

@@ -3,6 +3,7 @@ end (train, checkpoint, resume, export, load, play)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import re
@@ -77,20 +78,29 @@ def test_env_live_self_play_makes_every_seat_an_agent():
     assert [rewards[a] for a in env.possible_agents] == list(env.aec.game.returns())
 
 
+#: The digest of the trace below. Importing Ray takes ~7 s of CPU, so the determinism across processes and hash
+#: seeds is checked against this recorded value rather than in a fresh process (tests/crossproc.py). It changes
+#: only when the env, the encoder, the engine or the pool's bots change what they do for a seed: then re-record it.
+ENV_TRACE_DIGEST = "08f7e31032c1340f9d02f8aeb611e4d2c275c0b83b9bb812bd9fddaca5cb0fce"
+
+
 def test_env_is_reproducible_from_its_seed():
-    def trace() -> list[int]:
+    def trace() -> str:
         env = _env(p_random=0.5, p_heuristic=0.5)
         obs, _ = env.reset(seed=2)
-        out = []
+        h = hashlib.sha256()
         for _ in range(60):
             (agent, o), *_ = obs.items()
-            out.append(int(o["observation"].sum() * 1000))
-            obs, _, term, _, _ = env.step({agent: int(np.flatnonzero(o["action_mask"])[-1])})
+            action = int(np.flatnonzero(o["action_mask"])[-1])
+            h.update(f"{agent}:{action}:".encode() + o["observation"].tobytes() + o["action_mask"].tobytes())
+            obs, _, term, _, _ = env.step({agent: action})
             if term["__all__"]:
                 obs, _ = env.reset()
-        return out
+        return h.hexdigest()
 
-    assert trace() == trace()
+    first = trace()
+    assert first == trace()  # the env keeps no state between episodes of the same seed
+    assert first == ENV_TRACE_DIGEST  # nor between processes (another hash seed, the recorded run)
 
 
 def test_backend_rllib_refuses_what_it_does_not_train_and_switches_off_behaviour_cloning():

@@ -2,7 +2,7 @@
 TileRecycling (VAR-01-01, RULINGS R4, docs/rulings.md BC-08)."""
 
 import pytest
-from positions import Position, act, cfg, events, legal, rules_of
+from positions import Position, act, cfg, events, legal, refused, rules_of
 
 from bc_env.rules import IllegalActionError
 
@@ -26,11 +26,9 @@ def test_CORE_01_04_05_08_R2_square_table_edge_5x5():
     ]
     # RULINGS R3: placing is mandatory, nothing else is offered (no pass).
     assert game.layout.pass_ not in game.legal_actions()
-    with pytest.raises(IllegalActionError):
-        act(game, "place-tile 3,2")  # CORE-01-04-08: occupied
-    with pytest.raises(IllegalActionError):
-        act(game, "place-tile 0,0")  # CORE-01-04-05: not adjacent to a Board tile
-    with pytest.raises(IllegalActionError):
+    refused(game, "place-tile 3,2", "place_tile")  # CORE-01-04-08: occupied
+    refused(game, "place-tile 0,0", "place_tile")  # CORE-01-04-05: not adjacent to a Board tile
+    with pytest.raises(IllegalActionError, match="^cannot parse action 'place-tile 5,2': cell 5,2 is outside the 5x5"):
         game.string_to_action("place-tile 5,2")  # RULINGS R2: not on the table at all
 
 

@@ -3,6 +3,7 @@
 from collections import Counter
 
 import pytest
+from crossproc import in_fresh_process
 from positions import cfg, events, legal
 
 from bc_env.rules import Game
@@ -113,8 +114,12 @@ def test_CORE_01_03_02_03_bc10_seeded_shuffle_then_start_player(players, seed):
 def test_CORE_01_03_03_R6_start_player_varies_with_seed(players):
     starts = {Game.new(cfg(f"core-{players}p"), seed=s).start_player for s in range(60)}
     assert starts == set(range(players))
-    # Same seed, same game (determinism).
-    assert Game.new(cfg(f"core-{players}p"), seed=9).to_dict() == Game.new(cfg(f"core-{players}p"), seed=9).to_dict()
+    # Same seed, same game (determinism), also in another process with another hash seed.
+    assert in_fresh_process(new_state, f"core-{players}p", 9) == new_state(f"core-{players}p", 9)
+
+
+def new_state(preset: str, seed: int) -> dict:
+    return Game.new(preset, seed).to_dict()
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

@@ -7,7 +7,8 @@ Each file records one seeded random game. At every decision, one line::
 
 * the state digest is the first 16 hex digits of the sha256 of
   ``json.dumps(to_dict() without "events", sort_keys=True, separators=(",", ":"))``;
-* the chosen action comes from ``random.Random(seed)``: ``legal[rng.randrange(len(legal))]``;
+* the chosen action comes from ``random.Random(seed)``: ``legal[rng.randrange(len(legal))]``; with an expansion
+  (``STEERED``) 60% of the decisions that offer Measure or Regulation actions pick one of those;
 * the events are the types of the events the action appended, separated by spaces;
 * the legal actions are the action strings, grouped by verb: ``"place-tile 6,7 7,6; place 7,6"``
   (see :func:`legal_text` / :func:`parse_legal`).
@@ -40,15 +41,26 @@ GOLDEN_DIR = ROOT / "tests" / "golden"
 FORMAT = "balance-control-golden"
 VERSION = 1
 
-#: (preset, seeds): 2-3 games per preset, a few hundred KB in all.
+#: (preset, seeds): two games per core preset, one per expansion (EXP-01, EXP-02, EXP-03, all three with six
+#: players); well under a megabyte in all.
 GOLDEN: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("core-2p", (1, 2)),
     ("core-4p", (1, 2)),
     ("core-6p", (1, 2)),
     ("core-4p-variants", (1, 2)),
+    ("exp01-4p", (1,)),
+    ("exp02-4p", (1,)),
+    ("exp03-4p", (1,)),
+    ("all-6p", (1,)),
 )
 STEP_FIELDS = ("player", "phase", "digest", "action", "events", "legal")
 CHOOSER = "random.Random(seed); at each decision legal[rng.randrange(len(legal))]"
+#: The chooser of the expansion presets: uniform play seldom takes or plays a card, so 60% of the decisions that
+#: offer expansion actions (Measures, Regulations: the layout's blocks from ``take`` on) pick one of those.
+STEERED = (
+    "random.Random(seed); at each decision, with the actions from layout.take on as extra: "
+    "rng.choice(extra if extra and rng.random() < 0.6 else legal)"
+)
 DIGEST = 'sha256(json.dumps(to_dict() without "events", sort_keys=True, separators=(",", ":")))[:16]'
 
 
@@ -94,11 +106,16 @@ def transcript(preset: str, seed: int) -> dict[str, Any]:
     """Play the seeded game and record it."""
     game = Game.new(preset, seed)
     rng = random.Random(seed)
+    steer = game.config.exp01 or game.config.exp02 or game.config.exp03
     steps: list[list[Any]] = []
     last: list[dict[str, Any]] = []
     while not game.is_terminal():
         legal = game.legal_actions()
-        action = legal[rng.randrange(len(legal))]
+        if steer:
+            extra = [a for a in legal if a >= game.layout.take]
+            action = rng.choice(extra if extra and rng.random() < 0.6 else legal)
+        else:
+            action = legal[rng.randrange(len(legal))]
         row = [game.current_player, game.phase_name, state_digest(game), game.action_to_string(action)]
         strings = [game.action_to_string(a) for a in legal]
         seen = len(game.events)
@@ -113,7 +130,7 @@ def transcript(preset: str, seed: int) -> dict[str, Any]:
         "version": VERSION,
         "preset": preset,
         "seed": seed,
-        "chooser": CHOOSER,
+        "chooser": STEERED if steer else CHOOSER,
         "digest": DIGEST,
         "step_fields": list(STEP_FIELDS),
         "steps": steps,

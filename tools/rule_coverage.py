@@ -13,7 +13,7 @@ Usage (from the repository root)::
 Sources:
 
 * rule IDs and texts: ``<spec>/CORE-01.md``, ``EXP-01.md``, ``EXP-01-v1.3.md``, ``EXP-02.md``, ``EXP-03.md``
-  (``--spec``; default ``../shared/spec`` relative to the repository root, falling back to ``/work/shared/spec``);
+  (``--spec``; default ``../shared/spec`` relative to the repository root: ``shared/`` beside the checkout);
 * "implemented at": citations in ``bc_env/rules/**/*.py`` (``file:line``, relative to ``bc_env/rules``);
 * "tested in": citations in ``tests/**/*.py``, with dashes in comments and docstrings or with underscores in
   names (``test_CORE_01_04_05_...``), reported as ``file::function`` (``file`` for module-level text);
@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The rule texts are not part of the repository: they sit in ``shared/spec`` beside the checkout.
 DEFAULT_SPEC = ROOT.parent / "shared" / "spec"
-FALLBACK_SPEC = Path("/work/shared/spec")
 DOC = ROOT / "docs" / "rule-coverage.md"
 ENGINE_DIR = ROOT / "bc_env" / "rules"
 TESTS_DIR = ROOT / "tests"
@@ -300,13 +300,25 @@ class Spec:
         out.unknown.append(label(bare, suffix or ""))
 
 
+class SpecNotFoundError(FileNotFoundError):
+    """The rule texts are not where they were looked for; the message names the path and how to give another."""
+
+
 def find_spec_dir(arg: str | None) -> Path:
+    """``arg`` (relative to the current directory, else to the repository root) or ``../shared/spec`` relative to
+    the repository root; :class:`SpecNotFoundError` when it holds no ``CORE-01.md``."""
+    path = DEFAULT_SPEC
     if arg:
         path = Path(arg)
         if not path.is_absolute() and not path.exists():
-            path = ROOT / path  # relative to the repository root unless it exists from here
-        return path
-    return DEFAULT_SPEC if (DEFAULT_SPEC / "CORE-01.md").is_file() else FALLBACK_SPEC
+            path = ROOT / path
+    if not (path / "CORE-01.md").is_file():
+        where = "--spec" if arg else "the default, ../shared/spec relative to the repository root"
+        raise SpecNotFoundError(
+            f"no rule texts: {path / 'CORE-01.md'} does not exist ({where}); "
+            "give the directory of CORE-01.md, EXP-01.md, ... with --spec DIR"
+        )
+    return path
 
 
 def _strip_item(line: str) -> str:
@@ -800,15 +812,16 @@ def build(spec_arg: str | None = None, fired: int = 0) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--spec", help="spec directory (default ../shared/spec, else /work/shared/spec)")
+    ap.add_argument("--spec", help="spec directory (default ../shared/spec relative to the repository root)")
     ap.add_argument("--fired", type=int, default=0, metavar="N", help="play N random games per preset")
     ap.add_argument("--out", default=str(DOC), help="output file (default docs/rule-coverage.md)")
     ap.add_argument("--stdout", action="store_true", help="print the report instead of writing it")
     ap.add_argument("--check", action="store_true", help="exit 1 if the output file's tables are out of date")
     args = ap.parse_args(argv)
-    spec_dir = find_spec_dir(args.spec)
-    if not (spec_dir / "CORE-01.md").is_file():
-        print(f"rule_coverage: {spec_dir / 'CORE-01.md'} not found (use --spec)", file=sys.stderr)
+    try:
+        spec_dir = find_spec_dir(args.spec)
+    except SpecNotFoundError as exc:
+        print(f"rule_coverage: {exc}", file=sys.stderr)
         return 2
     report = build(str(spec_dir), args.fired)
     out = Path(args.out)

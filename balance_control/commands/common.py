@@ -72,36 +72,46 @@ def describe_os_error(exc: OSError) -> str:
     return f"{reason}: {exc.filename!r}" if exc.filename is not None else reason
 
 
-def legend_text(config: RulesConfig | None = None) -> str:
-    """What the codes of the text board (``game.render()``) mean; with a ``config``, its own resorts and tiles."""
-    from bc_env.rules.components import build_catalogue
+#: What each non-resort tile code of the text board means (``TileSpec.code``); a code missing here is explained
+#: by its tile's name (tests/test_cli_people.py checks every code that any preset's catalogue can print).
+TILE_CODES = {
+    "SC": "Start Committee",
+    "Co": "Committee",
+    "Gr": "Grassroots",
+    "Lo": "Lobbyist",
+    "Ho": "Hotspot (not yet resolved)",
+    "LM": "Labor Market (EXP-01)",
+    "IP": "Investment Program (EXP-01)",
+    "IO": "Inner Order (EXP-02)",
+    "AA": "Authority Apparatus (EXP-02)",
+    "TD": "Transformationsdruck, the Hotspot that may hold CountdownMarkers (EXP-03; resolved: h*)",
+    "Sy": "System tile",
+}
 
-    cfg = config if config is not None else RulesConfig.preset("exp01-4p")
-    codes: dict[str, str] = {}
-    for spec in build_catalogue(cfg):
-        codes.setdefault(spec.code, spec.name)
-    resort_letters = ", ".join(f"{r[0]} {r}" for r in cfg.resorts)
-    example = next(c for c in codes if c[0] == cfg.resorts[0][0] and c[1:].isdigit())
+
+def legend_text(config: RulesConfig | None = None) -> str:
+    """What the codes of the text board (``game.render()``) mean: of ``config``'s tiles, or of every preset's."""
+    from bc_env.rules.components import RESORT, build_catalogue
+
+    configs = [config] if config is not None else [RulesConfig.preset(name) for name in preset_names()]
+    names: dict[str, str] = {}  # code -> tile name, non-resort tiles
+    resorts: dict[str, str] = {}  # code letter -> resort, resorts that have tiles
+    example = ""
+    for cfg in configs:
+        for spec in build_catalogue(cfg):
+            if spec.kind == RESORT:
+                resorts.setdefault(spec.code[0], cfg.resorts[spec.resort])
+                example = example or f"{spec.code} = {spec.name}"
+            else:
+                names.setdefault(spec.code, spec.name)
     lines = [
         "Board legend (the text board of play, watch, show and replay)",
         "  A cell shows a two-letter tile code followed by the tile's controller: a seat digit (0 = P0) or",
         "  '-' when nobody controls it (the Start Committee shows no controller).",
-        f"  Resort tiles: the resort's first letter and the printed value, e.g. {example} = {codes[example]};",
-        f"    resorts: {resort_letters}.",
+        f"  Resort tiles: the resort's first letter and the printed value, e.g. {example};",
+        f"    resorts: {', '.join(f'{letter} {resort}' for letter, resort in resorts.items())}.",
     ]
-    others = {
-        "SC": "Start Committee",
-        "Co": "Committee",
-        "Gr": "Grassroots",
-        "Lo": "Lobbyist",
-        "Ho": "Hotspot (not yet resolved)",
-        "LM": "Labor Market (EXP-01)",
-        "IP": "Investment Program (EXP-01)",
-        "Sy": "System tile",
-    }
-    for code, name in others.items():
-        if code in codes or config is None:
-            lines.append(f"  {code}   {name}")
+    lines += [f"  {code}   {TILE_CODES.get(code, names[code])}" for code in names]
     lines += [
         "  h*   a resolved Hotspot",
         "  ..   a cell where the drawn tile may be placed (only while you place a tile)",

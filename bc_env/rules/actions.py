@@ -151,9 +151,6 @@ class ActionLayout:
         """The first action of block ``name``."""
         return self._offset[name]
 
-    def cell_action(self, kind: int, cell: int) -> int:
-        return kind * self.n + cell
-
     def _locate(self, action: SupportsIndex) -> tuple[Block, int]:  # a protocol: compiled, True stays a bool
         if isinstance(action, bool):
             raise IllegalActionError(f"an action must be an integer, got {action!r}")

@@ -59,9 +59,6 @@ class Topology:
         """CORE-01-00-T01/T02: deterministic adjacency."""
         return b in self.neighbors[a]
 
-    def xy(self, cell: Cell) -> tuple[int, int]:
-        return cell % self.size, cell // self.size
-
     def cell(self, x: int, y: int) -> Cell | None:
         """The cell at grid coordinates, or None when it is not on the table."""
         if 0 <= x < self.size and 0 <= y < self.size:

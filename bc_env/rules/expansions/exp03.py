@@ -103,10 +103,6 @@ def _indices(resorts: tuple[str, ...]) -> tuple[int, int, int, int, int]:
     return 0, 1, 2, eco, resorts.index("CLM")
 
 
-def clm_index(game: Game) -> int:
-    return _indices(game.config.resorts)[4]
-
-
 def clm_or_dom(game: Game) -> Cost:
     """ "+1 CLM or +1 DOM" (EXP-03-08-M01-05 and the like): one slot that either resort pays (RULINGS R56)."""
     dom, _, _, _, clm = _indices(game.config.resorts)
