@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Set everything up and run the checks: ruff (lint + format), mypy (the engine) and the whole test suite on the
-# compiled engine, then the engine's tests again on the pure-Python engine (both builds must behave the same).
-# BC_PURE_PYTHON=1 bash scripts/test.sh: build and test the pure-Python engine only.
+# compiled engine, in parallel over the cores (pytest-xdist), then what differs between the builds on the
+# pure-Python engine: the tests that patch engine internals (marker pure_engine, skipped on the compiled build) and
+# the recorded golden playthroughs and perft counts (the compiled pass already compares both builds state by state,
+# tests/test_compiled_build.py).
+# BC_PURE_PYTHON=1 bash scripts/test.sh: build and test the pure-Python engine only (the whole suite).
+# The suite's budget (tests/conftest.py, docs/testing.md): a full run fails when its tests take more CPU seconds
+# than BC_TEST_CPU_BUDGET, or one test more than BC_TEST_CPU_PER_TEST; BC_TEST_WORKERS sets the processes (auto:
+# one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev,train,serve,onnx,embed-test,bench,rllib,tournament  # bench: the benchmarks' peers
@@ -13,11 +19,13 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+workers=(-n "${BC_TEST_WORKERS:-auto}" --dist worksteal)
+if [ $# -eq 0 ]; then
+  export BC_TEST_CPU_BUDGET=${BC_TEST_CPU_BUDGET:-900} BC_TEST_CPU_PER_TEST=${BC_TEST_CPU_PER_TEST:-60}
+fi
+.venv/bin/python -m pytest "${workers[@]}" "$@"
 if [ $# -eq 0 ] && [ -z "${BC_PURE_PYTHON:-}" ]; then
-  echo "--- the engine's tests on the pure-Python engine (BC_PURE_PYTHON=1)"
-  BC_PURE_PYTHON=1 .venv/bin/python -m pytest tests/test_rules_*.py tests/test_exp01_*.py tests/test_golden.py \
-    tests/test_perft.py tests/test_invariants.py tests/test_state_strict.py tests/test_identity.py \
-    tests/test_expansion_interface.py tests/test_encoding_views.py tests/test_determinism.py tests/test_replay.py tests/test_config.py \
-    tests/test_encoding.py tests/test_compiled_build.py tests/test_exp02_*.py tests/test_exp03_*.py tests/test_cross_expansion.py
+  echo "--- what differs between the builds, on the pure-Python engine (BC_PURE_PYTHON=1)"
+  BC_PURE_PYTHON=1 BC_TEST_CPU_BUDGET=120 .venv/bin/python -m pytest "${workers[@]}" \
+    -m "pure_engine or both_builds"
 fi

@@ -1,5 +1,7 @@
-"""Invariant harness: 1,000 seeded random games per preset, CORE-01 and EXP-01 (both editions), every
-invariant checked (see invariants.py).
+"""Invariant harness: seeded random games per preset, CORE-01 and EXP-01 (both editions), every invariant checked
+(see invariants.py). The suite plays 200 games per preset and 100 per small table; the full-size run is 1,000 and
+300 (``BC_INVARIANT_GAMES=1000 BC_INVARIANT_SMALL_TABLE_GAMES=300``, docs/testing.md, recorded in
+docs/benchmarks.md).
 
 Each game is played by ``random.Random(seed)``; a failure names the preset, the seed and the step, and
 ``run_checked_game(config, seed, **checks_for(seed))`` reproduces it. Cheap checks run at every decision
@@ -12,6 +14,7 @@ its seed (determinism); Round Settlements are recomputed in every game.
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Callable
 
@@ -48,7 +51,14 @@ from bc_env.rules import Game, IllegalActionError, RulesConfig, preset_names
 from bc_env.rules.components import HOTSPOT, KIND_NAMES
 from bc_env.rules.effects import payment_options
 
-GAMES_PER_PRESET = 1000
+#: Games per preset (the suite's sample; the full-size run sets 1000, docs/testing.md). A multiple of 10. The
+#: EXP-01 presets play twice as many in the sample: their rarest events (a declined Investment Program exchange,
+#: about one game in 50) must happen for the checks to mean something.
+GAMES_PER_PRESET = int(os.environ.get("BC_INVARIANT_GAMES", "200"))
+
+
+def games_for(preset: str) -> int:
+    return min(2 * GAMES_PER_PRESET, 1000) if preset in EXP01_PRESETS and GAMES_PER_PRESET < 1000 else GAMES_PER_PRESET
 
 
 def checks_for(seed: int) -> dict[str, int | bool]:
@@ -67,7 +77,7 @@ SMALL_TABLES = [
     ("core-6p", 7),
     ("exp01-v1.3-4p", 7),
 ]
-GAMES_PER_SMALL_TABLE = 300
+GAMES_PER_SMALL_TABLE = int(os.environ.get("BC_INVARIANT_SMALL_TABLE_GAMES", "100"))
 
 #: Rules that random play must exercise on every preset, so that the checks above are not vacuous.
 MUST_FIRE = {
@@ -113,12 +123,13 @@ def _cfg(preset: str) -> RulesConfig:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
-def test_CORE_01_00_EXP_01_invariants_hold_over_1000_random_games(preset: str) -> None:
+def test_CORE_01_00_EXP_01_invariants_hold_over_random_games(preset: str) -> None:
     config = _cfg(preset)
+    games = games_for(preset)
     stats = Stats()
-    for seed in range(GAMES_PER_PRESET):
+    for seed in range(games):
         stats.merge(run_checked_game(config, seed, **checks_for(seed)))
-    assert stats.games == GAMES_PER_PRESET
+    assert stats.games == games
     missing = {rule: what for rule, what in MUST_FIRE.items() if not stats.rules[rule]}
     assert not missing, f"{preset}: random play never exercised {missing}"
     # Every kind of decision was JSON round-tripped and sampled (all its legal actions on clones).
@@ -128,11 +139,11 @@ def test_CORE_01_00_EXP_01_invariants_hold_over_1000_random_games(preset: str) -
         decisions |= {"target", "exchange", "measure-pay"}
     assert decisions <= set(stats.round_trip_phases), stats.round_trip_phases
     assert decisions <= set(stats.sample_phases), stats.sample_phases
-    assert stats.sampled_actions >= 5 * GAMES_PER_PRESET // 2
-    assert stats.productions_checked >= GAMES_PER_PRESET  # at least the final settlements
-    assert stats.hotspot_predictions >= GAMES_PER_PRESET
-    assert stats.legal_recomputed >= 100 * GAMES_PER_PRESET  # the legal set recomputed at most decisions
-    assert stats.replays == GAMES_PER_PRESET // 10
+    assert stats.sampled_actions >= 5 * games // 2
+    assert stats.productions_checked >= games  # at least the final settlements
+    assert stats.hotspot_predictions >= games
+    assert stats.legal_recomputed >= 100 * games  # the legal set recomputed at most decisions
+    assert stats.replays == games // 10
     assert stats.cap_reached > 0, "no game reached the Influence cap (R12 never tested)"
     assert stats.shared_wins > 0, "no shared victory (CORE-01-09-04 never tested)"
     if not config.exp01:
@@ -142,7 +153,7 @@ def test_CORE_01_00_EXP_01_invariants_hold_over_1000_random_games(preset: str) -
     assert not missing, f"{preset}: random play never exercised {missing}"
     # Every card was played, often enough that the checks of its effect window and modifiers ran.
     assert set(stats.cards_played) == set(Game.new(config, 0).layout.cards), stats.cards_played
-    assert min(stats.cards_played.values()) >= 100, stats.cards_played
+    assert min(stats.cards_played.values()) >= games // 10, stats.cards_played
     assert stats.modified_productions >= 100, "Measures never modified a recomputed Round Settlement"
     if config.exp01_edition == "v1.3":
         assert stats.events["additional-action"] == stats.events["play-measure"]  # EXP-01-06-05 (v1.3)
