@@ -481,7 +481,7 @@ class Encoder:
         self._sync(game)
         vector_bytes: Any = self._vector(game, o) if self.expansion else self._vector_core(game, o)
         # The board rows in the observer's order (runs of consecutive tracker rows), then the raw vector.
-        buf = memoryview(out).cast("B")
+        buf = out.data.cast("B")
         pos = 0
         for part in self._board_parts[o]:
             end = pos + len(part)
