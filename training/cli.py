@@ -25,10 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--backend",
-        choices=("sb3", "rllib"),
+        choices=("sb3", "rllib", "selfplay"),
         default=None,
-        help="trainer: sb3 (MaskablePPO on this machine) or rllib (Ray RLlib, local or a Ray cluster; needs the "
-        "[rllib] extra); default: the config's backend key (sb3 when absent)",
+        help="trainer: sb3 (MaskablePPO on this machine), rllib (Ray RLlib, local or a Ray cluster; needs the "
+        "[rllib] extra) or selfplay (batched self-play PPO, training/selfplay.py); default: the config's backend key "
+        "(sb3 when absent)",
     )
     parser.add_argument("--resume", action="store_true", help="continue the run in runs/<name> where it stopped")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -45,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
     if cfg.backend == "rllib":
         return _run_rllib(cfg, args)
     try:
-        from .train import RunDirError, train  # torch and sb3 are imported only here
+        if cfg.backend == "selfplay":
+            from .selfplay import RunDirError, train  # torch is imported only here
+        else:
+            from .train import RunDirError, train  # torch and sb3 are imported only here
     except ImportError as exc:
         print(f"{_prefix(args)}error: {missing_extra_hint(exc)}", file=sys.stderr)
         return 2

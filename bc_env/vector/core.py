@@ -30,7 +30,8 @@ class SelfPlayVectorEnv:
       same call, so ``obs``/``mask``/``to_move`` of such a row are the new game's.
 
     The arrays are preallocated and written in place: every call returns the same array objects (copy what you
-    keep). ``games[i]`` is the live ``Game`` of slot ``i``, ``seeds[i]`` its engine seed (``Game.new(config,
+    keep). ``arrays=(obs, mask, to_move, rewards, done)`` has the env write into the caller's arrays instead (e.g.
+    views of shared memory: ``training/selfplay.py``). ``games[i]`` is the live ``Game`` of slot ``i``, ``seeds[i]`` its engine seed (``Game.new(config,
     seed)``: the AEC env's ``reset(seed=seed)`` starts the same game), ``ended[i]`` the game that last ended there.
     Game seeds are drawn from ``np.random.default_rng(seed)`` in slot order, at reset and whenever a game ends, so a
     seed fixes every game and, with the same actions, every output. An illegal action raises
@@ -44,6 +45,7 @@ class SelfPlayVectorEnv:
         seed: int | None = None,
         *,
         reward_scheme: str = "zero_sum",
+        arrays: tuple[np.ndarray, ...] | None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -55,11 +57,21 @@ class SelfPlayVectorEnv:
         self.encoder_version = encoder_version(self.config)
         self.obs_dim = self.encoder.size_total
         self.num_actions = Game.new(self.config, 0).num_actions
-        self.obs = np.zeros((n, self.obs_dim), dtype=np.float32)
-        self.mask = np.zeros((n, self.num_actions), dtype=np.bool_)
-        self.to_move = np.zeros(n, dtype=np.int64)
-        self.rewards = np.zeros((n, p), dtype=np.float32)
-        self.done = np.zeros(n, dtype=np.bool_)
+        shapes = {
+            "obs": ((n, self.obs_dim), np.float32),
+            "mask": ((n, self.num_actions), np.bool_),
+            "to_move": ((n,), np.int64),
+            "rewards": ((n, p), np.float32),
+            "done": ((n,), np.bool_),
+        }
+        if arrays is None:
+            arrays = tuple(np.zeros(shape, dtype=dtype) for shape, dtype in shapes.values())
+        elif len(arrays) != len(shapes):
+            raise ValueError(f"arrays must be ({', '.join(shapes)}), got {len(arrays)} arrays")
+        for (name, (shape, dtype)), a in zip(shapes.items(), arrays, strict=True):
+            if not isinstance(a, np.ndarray) or a.shape != shape or a.dtype != dtype or not a.flags.c_contiguous:
+                raise ValueError(f"arrays: {name} must be a C-contiguous {np.dtype(dtype)} array of shape {shape}")
+        self.obs, self.mask, self.to_move, self.rewards, self.done = arrays
         self._rows = np.arange(n)
         self._all = list(range(n))
         self._rng = np.random.default_rng(seed)
