@@ -193,3 +193,18 @@ def test_learner_view_shows_only_the_learners_decisions_and_rotates_seats():
         ended += int(terminated.sum())
     assert ended > 0 and opponent.calls > 0 and seats_seen == {0, 1}
     assert info["action_mask"] is env.action_masks()
+
+
+def test_maskable_ppo_learns_on_the_learner_view_through_the_sb3_adapter():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from bc_env.vector.sb3 import SB3VecEnv
+
+    env = SB3VecEnv(LearnerVectorEnv("core-2p", 4, seed=0))
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", env, n_steps=16, batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]}, seed=0, device="cpu"
+    )
+    model.learn(total_timesteps=64)
+    assert model.num_timesteps == 64
+    obs = env.reset()
+    actions, _ = model.predict(obs, action_masks=env.action_masks())
+    assert env.env_method("action_masks")[0][actions[0]]  # legal

@@ -31,8 +31,9 @@ class SelfPlayVectorEnv:
 
     The arrays are preallocated and written in place: every call returns the same array objects (copy what you
     keep). ``arrays=(obs, mask, to_move, rewards, done)`` has the env write into the caller's arrays instead (e.g.
-    views of shared memory: ``training/selfplay.py``). ``games[i]`` is the live ``Game`` of slot ``i``, ``seeds[i]`` its engine seed (``Game.new(config,
-    seed)``: the AEC env's ``reset(seed=seed)`` starts the same game), ``ended[i]`` the game that last ended there.
+    views of shared memory: ``training/selfplay/games.py``). ``games[i]`` is the live ``Game`` of slot ``i``,
+    ``seeds[i]`` its engine seed (``Game.new(config, seed)``: the AEC env's ``reset(seed=seed)`` starts the same
+    game), ``ended[i]`` the game that last ended there.
     Game seeds are drawn from ``np.random.default_rng(seed)`` in slot order, at reset and whenever a game ends, so a
     seed fixes every game and, with the same actions, every output. An illegal action raises
     ``IllegalActionError`` naming the slot before any game changes.
