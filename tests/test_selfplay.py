@@ -81,3 +81,23 @@ def test_worker_processes_step_the_same_games_as_the_in_process_worker():
             assert np.array_equal(x, y)
     kinds = np.concatenate([k for *_, k in local])
     assert set(kinds.tolist()) <= set(range(len(KINDS))) and (local[0][2] == LEARNER).any()
+
+
+def test_advantages_follow_each_seats_own_decisions_and_stop_at_its_game_end():
+    from training.selfplay.trainer import chain_advantages
+
+    # One slot: seats 0 and 1 alternate; seat 0's last decision of the game is t=2, seat 1's t=3 (terminal rewards
+    # +1 and -1); a new game starts at t=4 (seat 0, still open). A second slot is a snapshot's (not mine).
+    seats = np.array([[0, 0], [1, 1], [0, 0], [1, 1], [0, 0]])
+    values = np.array([[0.1, 9], [0.2, 9], [0.3, 9], [0.4, 9], [0.5, 9]], dtype=np.float32)
+    rewards = np.zeros((5, 2), dtype=np.float32)
+    terminal = np.zeros((5, 2), dtype=bool)
+    rewards[2, 0], rewards[3, 0] = 1.0, -1.0
+    terminal[2, 0] = terminal[3, 0] = True
+    mine = np.zeros((5, 2), dtype=bool)
+    mine[:, 0] = True
+    adv = chain_advantages(values, rewards, terminal, seats, mine, gamma=1.0, lam=1.0, players=2)
+    assert adv[:, 0] == pytest.approx([1 - 0.1, -1 - 0.2, 1 - 0.3, -1 - 0.4, 0.0])
+    assert (adv[:, 1] == 0).all()
+    adv = chain_advantages(values, rewards, terminal, seats, mine, gamma=0.5, lam=1.0, players=2)
+    assert adv[0, 0] == pytest.approx(0.5 * 1 - 0.1)  # discounted once per own decision, not per game decision

@@ -132,6 +132,40 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def chain_advantages(
+    values: np.ndarray,
+    rewards: np.ndarray,
+    terminal: np.ndarray,
+    seats: np.ndarray,
+    mine: np.ndarray,
+    gamma: float,
+    lam: float,
+    players: int,
+) -> np.ndarray:
+    """GAE advantages ``(T, N)`` along each (game slot, seat) chain of the current network's decisions (``mine``):
+    the next state of a decision is the same seat's next decision in that slot; ``terminal`` marks a seat's last
+    decision of its game (its ``rewards`` entry holds the terminal reward; nothing after it belongs to the chain); a
+    chain still open at the end of the rollout bootstraps from its own last value. Rows not ``mine`` are 0."""
+    T, n = values.shape
+    next_v = np.zeros((n, players), dtype=np.float32)
+    next_a = np.zeros((n, players), dtype=np.float32)
+    has_next = np.zeros((n, players), dtype=bool)
+    adv_b = np.zeros((T, n), dtype=np.float32)
+    cols = np.arange(n)
+    for t in range(T - 1, -1, -1):
+        s, term = seats[t], terminal[t]
+        follows = has_next[cols, s] & ~term
+        nv = np.where(term, 0.0, np.where(follows, next_v[cols, s], values[t]))
+        na = np.where(follows, next_a[cols, s], 0.0)
+        adv = rewards[t] + gamma * nv - values[t] + gamma * lam * na
+        rows = np.flatnonzero(mine[t])
+        adv_b[t, rows] = adv[rows]
+        next_v[rows, s[rows]] = values[t, rows]
+        next_a[rows, s[rows]] = adv[rows]
+        has_next[rows, s[rows]] = True
+    return adv_b
+
+
 class Trainer:
     """PPO over the batched games; :func:`train` is the entry point."""
 
@@ -320,26 +354,7 @@ class Trainer:
             self.state.steps += steps
             if bar is not None:
                 bar.update(steps)
-        # GAE along each (game, seat) chain of the current network's decisions, backwards.
-        gamma, lam = cfg.ppo.gamma, cfg.ppo.gae_lambda
-        next_v = np.zeros((n, P), dtype=np.float32)
-        next_a = np.zeros((n, P), dtype=np.float32)
-        has_next = np.zeros((n, P), dtype=bool)
-        adv_b = np.zeros((T, n), dtype=np.float32)
-        cols = np.arange(n)
-        for t in range(T - 1, -1, -1):
-            s, m = seat_b[t], mine_b[t]
-            term = term_b[t]
-            nv = np.where(term, 0.0, np.where(has_next[cols, s], next_v[cols, s], val_b[t]))  # no next yet: V itself
-            na = np.where(term | ~has_next[cols, s], 0.0, next_a[cols, s])
-            delta = rew_b[t] + gamma * nv - val_b[t]
-            adv = delta + gamma * lam * na
-            adv_b[t] = adv
-            rows = np.flatnonzero(m)
-            next_v[rows, s[rows]] = val_b[t, rows]
-            next_a[rows, s[rows]] = adv[rows]
-            has_next[rows, s[rows]] = True
-            # a terminal decision starts a new chain for the games before it (earlier game in the same slot)
+        adv_b = chain_advantages(val_b, rew_b, term_b, seat_b, mine_b, cfg.ppo.gamma, cfg.ppo.gae_lambda, P)
         flat = torch.from_numpy(np.flatnonzero(mine_b.reshape(-1))).to(dev)
         adv_t = torch.from_numpy(adv_b.reshape(-1)).to(dev)[flat]
         ret_t = adv_t + torch.from_numpy(val_b.reshape(-1)).to(dev)[flat]
