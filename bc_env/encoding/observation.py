@@ -30,14 +30,12 @@ layout and every value are exactly the core encoding (a test pins digests of cor
 from __future__ import annotations
 
 import array
-import copy
 import math
 import operator
 import struct
 from typing import Any
 
 import numpy as np
-from mypy_extensions import mypyc_attr
 
 from bc_env.rules import PHASE_NAMES, Game, RulesConfig
 from bc_env.rules import effects as _fx
@@ -127,12 +125,15 @@ def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:
     return (spec.kind, spec.resort, spec.value, spec.text, spec.label, spec.special)
 
 
-@mypyc_attr(serializable=True)  # copy.copy for fork() when compiled
 class Encoder:
     """Observation encoder for one rules configuration. Create once, call :meth:`encode` per step."""
 
-    def __init__(self, config: RulesConfig | str) -> None:
+    def __init__(self, config: RulesConfig | str, *, _tables: Encoder | None = None) -> None:
         config = RulesConfig.resolve(config)
+        if _tables is not None:  # fork(): the tables of another encoder, a tracker of its own
+            self._share(_tables)
+            self._new_tracker()
+            return
         self.config = config
         self.version = encoder_version(config)
         self.topo = topo = get_topology(config.topology, config.table_size)
@@ -442,14 +443,89 @@ class Encoder:
         self._last_event: dict[str, Any] | None = None
         self.rebuilds = 0  # how many full rebuilds happened (for tests and profiling)
 
+    def _share(self, t: Encoder) -> None:
+        """Every table of ``t`` (read-only after construction), by reference: the part of an encoder that ``fork``
+        shares. (Explicit: a compiled class has no ``__dict__`` to copy.)"""
+        self.config = t.config
+        self.version = t.version
+        self.topo = t.topo
+        self.catalogue = t.catalogue
+        self.resorts = t.resorts
+        self.num_players = t.num_players
+        self.num_resorts = t.num_resorts
+        self.size = t.size
+        self.num_cells = t.num_cells
+        self.cap = t.cap
+        self.max_neighbors = t.max_neighbors
+        self.expansion = t.expansion
+        self.measures = t.measures
+        self.card_names = t.card_names
+        self.decks = t.decks
+        self.specials = t.specials
+        self.effect_ids = t.effect_ids
+        self.tile_target_ids = t.tile_target_ids
+        self.expansion_views = t.expansion_views
+        self.phase_names = t.phase_names
+        self.effect_kinds = t.effect_kinds
+        self._effect_index = t._effect_index
+        self._phase_index = t._phase_index
+        self.effect_timings = t.effect_timings
+        self.tile_type_names = t.tile_type_names
+        self._type_of = t._type_of
+        self._type_of_list = t._type_of_list
+        self._inv_initial = t._inv_initial
+        self._pile_total = t._pile_total
+        self._max_round = t._max_round
+        self.num_channels = t.num_channels
+        self.board_size = t.board_size
+        self._rows = t._rows
+        self.channel_names = t.channel_names
+        self._plane_offsets = t._plane_offsets
+        self.vector_size = t.vector_size
+        self._voff = t._voff
+        self.spec = t.spec
+        self.size_total = t.size_total
+        self._board_rows = t._board_rows
+        self._vec_perm = t._vec_perm
+        self._offsets = t._offsets
+        self._scale = t._scale
+        self._zero_list = t._zero_list
+        self._finite_bank = t._finite_bank
+        self._log_table = t._log_table
+        self._at_most_rows = t._at_most_rows
+        self._slack_rows = t._slack_rows
+        self._static = t._static
+        self.low = t.low
+        self.high = t.high
+        self._pack_vector = t._pack_vector
+        self._float32 = t._float32
+        self._vec_perm_lists = t._vec_perm_lists
+        self._row_tile = t._row_tile
+        self._row_resort = t._row_resort
+        self._row_value = t._row_value
+        self._row_resolved = t._row_resolved
+        self._row_frontier = t._row_frontier
+        self._row_influence = t._row_influence
+        self._row_lobbyist = t._row_lobbyist
+        self._row_control = t._row_control
+        self._idx_move_source = t._idx_move_source
+        self._idx_effect_tile = t._idx_effect_tile
+        self._row_special = t._row_special
+        self._row_target = t._row_target
+        if t.expansion:
+            self._xoff = t._xoff
+            self._effect_row = t._effect_row
+            self._target_row = t._target_row
+            self._player_target = t._player_target
+            self._special_index = t._special_index
+            self._timing_index = t._timing_index
+
     def fork(self) -> Encoder:
         """An encoder of the same configuration that shares this one's tables (layout, scales, permutations, static
         planes: read-only) and has a board tracker of its own. The tracker follows one game at a time, so a batch of
         games (``bc_env.vector``) keeps one fork per game: incremental encoding for each, at the memory of one
         tracker (the board planes) instead of a whole encoder, built in microseconds instead of milliseconds."""
-        twin = copy.copy(self)
-        twin._new_tracker()
-        return twin
+        return Encoder(self.config, _tables=self)
 
     # ------------------------------------------------------------------ public API
     def encode(self, game: Game, observer: Any) -> np.ndarray:
