@@ -27,8 +27,11 @@ from types import ModuleType
 PACKAGE = "bc_env.rules"
 RULES_DIR = Path(__file__).resolve().parent / "rules"
 #: Modules outside the engine package that setup.py compiles with it (its COMPILED_OUTSIDE_RULES).
-COMPILED_MODULES = ("bc_env.encoding.observation",)
-COMPILED_SOURCES = (Path(__file__).resolve().parent / "encoding" / "observation.py",)
+COMPILED_MODULES = ("bc_env.encoding.observation", "bc_env.vector._loop")
+COMPILED_SOURCES = (
+    Path(__file__).resolve().parent / "encoding" / "observation.py",
+    Path(__file__).resolve().parent / "vector" / "_loop.py",
+)
 
 
 def pure_requested() -> bool:

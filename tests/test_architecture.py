@@ -23,7 +23,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("bc_env.encoding",),
     ("bc_env.env",),
     ("bc_env",),  # bc_env's own modules: the package's entry points (bc_env.env(...), the Gymnasium ids)
-    ("bc_env.vector", "bc_env.bench"),  # batched games for learners; the engine and environment benchmarks
+    ("bc_env.vector",),  # batched games for learners
+    ("bc_env.bench",),  # the benchmarks of the engine, the environment and the batched environment
     ("policies",),
     ("benchmarking",),
     ("training",),

@@ -26,10 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--backend",
-        choices=tuple(BACKENDS),
+        choices=(*BACKENDS, "selfplay"),
         default=None,
-        help="trainer: sb3 (MaskablePPO on this machine, the [train] extra) or rllib (Ray RLlib, local or a Ray "
-        "cluster, the [rllib] extra); default: the config's backend key (sb3 when absent)",
+        help="trainer: sb3 (MaskablePPO on this machine, the [train] extra), rllib (Ray RLlib, local or a Ray "
+        "cluster, the [rllib] extra) or selfplay (batched self-play PPO, training/selfplay/, the [train] extra); "
+        "default: the config's backend key (sb3 when absent)",
     )
     parser.add_argument("--resume", action="store_true", help="continue the run in runs/<name> where it stopped")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -46,13 +47,19 @@ def run(args: argparse.Namespace) -> int:
     from .core import backend_class, train
 
     try:
-        backend = backend_class(cfg.backend)(cfg)  # torch, sb3 or ray are imported only here
-        train(backend, resume=args.resume, progress=False if args.no_progress else None)
+        if cfg.backend == "selfplay":  # its own run loop until it joins the training core (training/selfplay/)
+            from .selfplay import train as train_selfplay  # torch is imported only here
+
+            train_selfplay(cfg, resume=args.resume, progress=False if args.no_progress else None)
+        else:
+            backend = backend_class(cfg.backend)(cfg)  # torch, sb3 or ray are imported only here
+            train(backend, resume=args.resume, progress=False if args.no_progress else None)
     except (RunDirError, TrainConfigError) as exc:
         print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:  # the backend's extra, or a package it imports late (e.g. tensorboard), is missing
-        print(f"{_prefix(args)}error: {missing_extra_hint(exc, BACKENDS[cfg.backend][2])}", file=sys.stderr)
+        extra = BACKENDS[cfg.backend][2] if cfg.backend in BACKENDS else "train"
+        print(f"{_prefix(args)}error: {missing_extra_hint(exc, extra)}", file=sys.stderr)
         return 2
     return 0
 

@@ -77,6 +77,24 @@ class RLlibConfig:
 
 
 @dataclass(frozen=True)
+class SelfPlayConfig:
+    """The fast self-play trainer (``backend = "selfplay"``, ``training/selfplay.py``; docs/training.md)."""
+
+    #: Environment worker processes (0 = step the games in the trainer's process).
+    workers: int = 2
+    #: Games each worker steps in one batch (``bc_env.vector.SelfPlayVectorEnv``).
+    games_per_worker: int = 32
+    #: Of the games that are neither against random nor heuristic opponents (pool.p_random, pool.p_heuristic): the
+    #: share where the current network plays every seat; the others play one seat against a frozen snapshot.
+    p_self: float = 0.5
+    #: Evaluate against the expert bot too (slower than random and heuristic).
+    eval_expert: bool = True
+    #: Threads of torch's CPU kernels in the trainer (0 = torch's default, one per core). 1 suits a machine whose
+    #: cores the worker processes (or other jobs) keep busy: spinning kernel threads slow everything down.
+    torch_threads: int = 1
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     #: Run name; the run directory is ``<runs_dir>/<name>``.
     name: str = "ppo-core-2p"
@@ -133,6 +151,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -172,15 +191,16 @@ class TrainConfig:
                 raise TrainConfigError(f"pool.{name} must be in [0, 1], got {v!r}")
         if pool.p_random + pool.p_heuristic > 1.0:
             raise TrainConfigError("pool.p_random + pool.p_heuristic must be at most 1")
-        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+        if self.backend != "selfplay" and self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise TrainConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must not exceed ppo.n_steps * n_envs "
                 f"({self.ppo.n_steps * self.n_envs})"
             )
 
     def _validate_backend(self) -> None:
-        if self.backend not in BACKENDS:
-            raise TrainConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend not in (*BACKENDS, "selfplay"):
+            allowed = ", ".join(repr(b) for b in (*BACKENDS, "selfplay"))
+            raise TrainConfigError(f"backend must be one of {allowed}, got {self.backend!r}")
         r = self.rllib
         if r.policies not in ("shared", "per_seat"):
             raise TrainConfigError(f"rllib.policies must be 'shared' or 'per_seat', got {r.policies!r}")
@@ -192,6 +212,20 @@ class TrainConfig:
             raise TrainConfigError("rllib.num_cpus must be >= 1 and rllib.object_store_mb >= 80")
         if not 0.0 <= r.p_self <= 1.0:
             raise TrainConfigError(f"rllib.p_self must be in [0, 1], got {r.p_self!r}")
+        sp = self.selfplay
+        if isinstance(sp.workers, bool) or not isinstance(sp.workers, int) or sp.workers < 0:
+            raise TrainConfigError(f"selfplay.workers must be an integer >= 0, got {sp.workers!r}")
+        if isinstance(sp.games_per_worker, bool) or not isinstance(sp.games_per_worker, int) or sp.games_per_worker < 1:
+            raise TrainConfigError(f"selfplay.games_per_worker must be a positive integer, got {sp.games_per_worker!r}")
+        if isinstance(sp.torch_threads, bool) or not isinstance(sp.torch_threads, int) or sp.torch_threads < 0:
+            raise TrainConfigError(f"selfplay.torch_threads must be an integer >= 0, got {sp.torch_threads!r}")
+        if not 0.0 <= sp.p_self <= 1.0:
+            raise TrainConfigError(f"selfplay.p_self must be in [0, 1], got {sp.p_self!r}")
+        if self.backend == "selfplay" and (self.network != "mlp" or self.bc_games or self.init_policy):
+            raise TrainConfigError(
+                "backend 'selfplay' trains the mlp network from random weights: set network = \"mlp\", bc_games = 0 "
+                'and init_policy = ""'
+            )
         if self.backend != "rllib":
             return
         if self.network != "mlp":

@@ -128,8 +128,12 @@ def tile_type_key(spec: Any) -> tuple[int, int, int, int, str, str]:
 class Encoder:
     """Observation encoder for one rules configuration. Create once, call :meth:`encode` per step."""
 
-    def __init__(self, config: RulesConfig | str) -> None:
+    def __init__(self, config: RulesConfig | str, *, _tables: Encoder | None = None) -> None:
         config = RulesConfig.resolve(config)
+        if _tables is not None:  # fork(): the tables of another encoder, a tracker of its own
+            self._share(_tables)
+            self._new_tracker()
+            return
         self.config = config
         self.version = encoder_version(config)
         self.topo = topo = get_topology(config.topology, config.table_size)
@@ -392,28 +396,9 @@ class Encoder:
         self.low = np.zeros(self.size_total, dtype=np.float32)
         self.high = np.ones(self.size_total, dtype=np.float32)
 
-        # Board-tracking state (one game at a time). The flat planes are an array.array (single-element writes are
-        # cheap) with NumPy views on the same memory (copies and permutations are cheap).
-        self._board_buf = array.array("f", static.reshape(-1).tobytes())
-        self._flat = np.frombuffer(self._board_buf, dtype=np.float32)
-        self._board = self._flat.reshape(C, N)
-        # An observation is one bytes join: the board rows in the observer's order (memoryviews of the runs of
-        # consecutive rows in self._board_buf), then the non-board vector packed as float32 (scaled in place after).
-        board_bytes = memoryview(self._board_buf).cast("B")
-        self._board_parts: list[list[memoryview]] = []
-        for o in range(P):
-            parts: list[memoryview] = []
-            order = self._board_rows[o].tolist()
-            first = 0
-            for k in range(1, C + 1):
-                if k == C or order[k] != order[k - 1] + 1:
-                    parts.append(board_bytes[order[first] * N * 4 : (order[k - 1] + 1) * N * 4])
-                    first = k
-            self._board_parts.append(parts)
         self._pack_vector = struct.Struct(f"{NB}f").pack
         self._float32 = np.dtype(np.float32)
         self._vec_perm_lists: list[list[int]] = [perm.tolist() for perm in self._vec_perm]
-        self._version = 0
         self._row_tile = rows["tile"] * N
         self._row_resort = rows["resort"] * N
         self._row_value = rows["value"] * N
@@ -426,28 +411,162 @@ class Encoder:
         self._idx_effect_tile = rows["effect_tile"] * N
         self._row_special = rows.get("tile_special", 0) * N
         self._row_target = rows.get("measure_target", 0) * N
-        self._pile = [0] * T
+        self._new_tracker()
+
+    def _new_tracker(self) -> None:
+        """A fresh board tracker (one game at a time), the only state of an encoder that encoding changes.
+
+        The flat planes are an array.array (single-element writes are cheap) with NumPy views on the same memory
+        (copies and permutations are cheap). An observation is the board rows in the observer's order (memoryviews
+        of the runs of consecutive rows in ``self._board_buf``), then the non-board vector packed as float32
+        (scaled in place after)."""
+        C, N = self.num_channels, self.num_cells
+        self._board_buf = array.array("f", self._static.reshape(-1).tobytes())
+        self._flat = np.frombuffer(self._board_buf, dtype=np.float32)
+        self._board = self._flat.reshape(C, N)
+        board_bytes = memoryview(self._board_buf).cast("B")
+        self._board_parts: list[list[memoryview]] = []
+        for o in range(self.num_players):
+            parts: list[memoryview] = []
+            order = self._board_rows[o].tolist()
+            first = 0
+            for k in range(1, C + 1):
+                if k == C or order[k] != order[k - 1] + 1:
+                    parts.append(board_bytes[order[first] * N * 4 : (order[k - 1] + 1) * N * 4])
+                    first = k
+            self._board_parts.append(parts)
+        self._version = 0
+        self._pile: list[int] = [0] * len(self.tile_type_names)
         self._game: Game | None = None
         self._events: list[dict[str, Any]] | None = None
         self._seen = 0
         self._last_event: dict[str, Any] | None = None
         self.rebuilds = 0  # how many full rebuilds happened (for tests and profiling)
 
+    def _share(self, t: Encoder) -> None:
+        """Every table of ``t`` (read-only after construction), by reference: the part of an encoder that ``fork``
+        shares. (Explicit: a compiled class has no ``__dict__`` to copy.)"""
+        self.config = t.config
+        self.version = t.version
+        self.topo = t.topo
+        self.catalogue = t.catalogue
+        self.resorts = t.resorts
+        self.num_players = t.num_players
+        self.num_resorts = t.num_resorts
+        self.size = t.size
+        self.num_cells = t.num_cells
+        self.cap = t.cap
+        self.max_neighbors = t.max_neighbors
+        self.expansion = t.expansion
+        self.measures = t.measures
+        self.card_names = t.card_names
+        self.decks = t.decks
+        self.specials = t.specials
+        self.effect_ids = t.effect_ids
+        self.tile_target_ids = t.tile_target_ids
+        self.expansion_views = t.expansion_views
+        self.phase_names = t.phase_names
+        self.effect_kinds = t.effect_kinds
+        self._effect_index = t._effect_index
+        self._phase_index = t._phase_index
+        self.effect_timings = t.effect_timings
+        self.tile_type_names = t.tile_type_names
+        self._type_of = t._type_of
+        self._type_of_list = t._type_of_list
+        self._inv_initial = t._inv_initial
+        self._pile_total = t._pile_total
+        self._max_round = t._max_round
+        self.num_channels = t.num_channels
+        self.board_size = t.board_size
+        self._rows = t._rows
+        self.channel_names = t.channel_names
+        self._plane_offsets = t._plane_offsets
+        self.vector_size = t.vector_size
+        self._voff = t._voff
+        self.spec = t.spec
+        self.size_total = t.size_total
+        self._board_rows = t._board_rows
+        self._vec_perm = t._vec_perm
+        self._offsets = t._offsets
+        self._scale = t._scale
+        self._zero_list = t._zero_list
+        self._finite_bank = t._finite_bank
+        self._log_table = t._log_table
+        self._at_most_rows = t._at_most_rows
+        self._slack_rows = t._slack_rows
+        self._static = t._static
+        self.low = t.low
+        self.high = t.high
+        self._pack_vector = t._pack_vector
+        self._float32 = t._float32
+        self._vec_perm_lists = t._vec_perm_lists
+        self._row_tile = t._row_tile
+        self._row_resort = t._row_resort
+        self._row_value = t._row_value
+        self._row_resolved = t._row_resolved
+        self._row_frontier = t._row_frontier
+        self._row_influence = t._row_influence
+        self._row_lobbyist = t._row_lobbyist
+        self._row_control = t._row_control
+        self._idx_move_source = t._idx_move_source
+        self._idx_effect_tile = t._idx_effect_tile
+        self._row_special = t._row_special
+        self._row_target = t._row_target
+        if t.expansion:
+            self._xoff = t._xoff
+            self._effect_row = t._effect_row
+            self._target_row = t._target_row
+            self._player_target = t._player_target
+            self._special_index = t._special_index
+            self._timing_index = t._timing_index
+
+    def fork(self) -> Encoder:
+        """An encoder of the same configuration that shares this one's tables (layout, scales, permutations, static
+        planes: read-only) and has a board tracker of its own. The tracker follows one game at a time, so a batch of
+        games (``bc_env.vector``) keeps one fork per game: incremental encoding for each, at the memory of one
+        tracker (the board planes) instead of a whole encoder, built in microseconds instead of milliseconds."""
+        return Encoder(self.config, _tables=self)
+
     # ------------------------------------------------------------------ public API
     def encode(self, game: Game, observer: Any) -> np.ndarray:
         """The observation of seat ``observer`` as a new flat float32 vector."""
+        out = np.empty(self.size_total, dtype=self._float32)
+        self.encode_into(game, observer, out)
+        return out
+
+    def encode_into(self, game: Game, observer: Any, out: Any) -> None:
+        """Write the observation of seat ``observer`` into ``out``: a writable C-contiguous float32 array of shape
+        ``(size_total,)`` (e.g. a row of a preallocated ``(N, size_total)`` batch); every value is written, nothing
+        is allocated for the observation itself. :meth:`encode` is this into a fresh array (the same bytes)."""
         if game.topo is not self.topo or game.num_players != self.num_players:
             raise ValueError(f"this encoder is for {self.config.name!r}; the game uses {game.config.name!r}")
         if not 0 <= observer < self.num_players:
             raise ValueError(f"observer must be a seat in 0..{self.num_players - 1}, got {observer!r}")
+        if (
+            not isinstance(out, np.ndarray)
+            or out.dtype != self._float32
+            or out.shape != (self.size_total,)
+            or not out.flags.c_contiguous
+            or not out.flags.writeable
+        ):
+            raise ValueError(
+                f"out must be a writable C-contiguous float32 array of shape ({self.size_total},), got "
+                f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}"
+            )
         o: int = operator.index(observer)
         self._sync(game)
         vector_bytes: Any = self._vector(game, o) if self.expansion else self._vector_core(game, o)
-        parts: list[Any] = self._board_parts[o] + [vector_bytes]
-        out = np.frombuffer(bytearray().join(parts), dtype=self._float32)
+        # The board rows in the observer's order (runs of consecutive tracker rows), then the raw vector.
+        buf = out.data.cast("B")
+        pos = 0
+        for part in self._board_parts[o]:
+            end = pos + len(part)
+            buf[pos:end] = part
+            pos = end
+        buf[pos:] = vector_bytes
         vector = out[self.board_size :]
         np.multiply(vector, self._scale, out=vector)
-        dec = game.decision  # decision context on the board (out is a fresh copy)
+        dec = game.decision  # decision context on the board (out's board rows were all just written)
         if isinstance(dec, MoveTo):
             out[self._idx_move_source + dec.src] = 1.0
         elif isinstance(dec, Resolution):
@@ -456,7 +575,7 @@ class Encoder:
             if dec.tile >= 0:  # -1: no ContextTile (TakeMeasure, a PlayMeasure without a tile target)
                 out[self._idx_effect_tile + dec.tile] = 1.0
         if self.expansion and game.active_effects:
-            # The Board tiles targeted by active effects (observer-independent; out is a fresh copy).
+            # The Board tiles targeted by active effects (observer-independent; out's planes were just written).
             rows, base, N = self._target_row, self._row_target, self.num_cells
             for a in game.active_effects:
                 row = rows.get(a.id)
@@ -466,11 +585,6 @@ class Encoder:
                         out[base + row * N + cell] = 1.0
         for view in self.expansion_views:
             view.encode_planes(self, game, out)
-        return out
-
-    def encode_into(self, game: Game, observer: int, out: np.ndarray) -> None:
-        """Write the observation of seat ``observer`` into ``out`` (shape ``(size_total,)``)."""
-        out[:] = self.encode(game, observer)
 
     def encode_planes(self, game: Game, observer: int) -> dict[str, np.ndarray]:
         """``{"planes": (C, H, W), "vector": (K,)}`` views of one fresh observation."""

@@ -1,0 +1,136 @@
+"""Batched environment benchmark: ``bc_env.vector.SelfPlayVectorEnv`` side by side with the AEC environment in one
+run, both with the full observation and the mask of every decision, uniformly random legal play. Run::
+
+    python -m bc_env.bench.vector --config core-4p --seconds 10 --num-envs 64
+    python -m bc_env.bench.vector --config core-4p --seconds 10 --processes 16     # total over 16 processes
+    python -m bc_env.bench.vector --config core-4p --memory 2048 --memory-steps 100  # resident memory per game
+
+Rates are per CPU second of the process (``time.process_time``, robust on a shared machine); the wall-clock rate is
+given too. The AEC loop is ``bc_env.bench.env``'s (``agent_iter`` -> ``last()`` -> random legal action -> ``step``).
+The batched loop draws one random legal action per game from the mask (``argmax`` of uniform noise over the legal
+entries, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
+steps (the machine's total). ``--memory N`` measures the resident memory (``/proc/self/statm``) a batched env of N
+games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import platform
+import time
+from typing import Any
+
+import numpy as np
+
+from .env import EnvBenchResult, bench_aec
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask``."""
+    return np.argmax(np.where(mask, rng.random(mask.shape, dtype=np.float32), -1.0), axis=1)
+
+
+def bench_vector(config: str, num_envs: int, seconds: float, seed: int = 0) -> EnvBenchResult:
+    from bc_env.vector import SelfPlayVectorEnv
+
+    env = SelfPlayVectorEnv(config, num_envs, seed=seed)
+    rng = np.random.default_rng(seed)
+    _obs, mask, _ = env.reset()
+    steps = games = 0
+    picking = 0.0  # CPU seconds spent choosing the random actions (not the env's work)
+    wall, start = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    while time.process_time() < deadline:
+        t = time.process_time()
+        actions = random_legal(mask, rng)
+        picking += time.process_time() - t
+        *_, done = env.step(actions)
+        steps += num_envs
+        games += int(done.sum())
+    cpu, wall = time.process_time() - start, time.perf_counter() - wall
+    name = f"SelfPlayVectorEnv({config}, {num_envs})"
+    print(f"({name}: {picking / cpu:.0%} of its CPU time went to choosing the random actions)", flush=True)
+    return EnvBenchResult(name, games, steps, cpu, wall)
+
+
+def _worker(args: tuple[str, int, float, int]) -> tuple[int, int, float, float]:
+    r = bench_vector(*args)
+    return r.steps, r.games, r.seconds, r.wall
+
+
+def bench_processes(config: str, num_envs: int, seconds: float, processes: int) -> tuple[int, float, float]:
+    """K processes at once: (total steps, total CPU seconds, wall seconds)."""
+    t = time.perf_counter()
+    with mp.get_context("spawn").Pool(processes) as pool:
+        out = pool.map(_worker, [(config, num_envs, seconds, 1000 * k) for k in range(processes)])
+    wall = time.perf_counter() - t
+    return sum(o[0] for o in out), sum(o[2] for o in out), max(o[3] for o in out) if out else wall
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def bench_memory(config: str, num_envs: int, steps: int, seed: int = 0) -> dict[str, Any]:
+    from bc_env.vector import SelfPlayVectorEnv
+
+    SelfPlayVectorEnv(config, 1).reset()  # imports and per-config caches before the baseline
+    before = rss_bytes()
+    env = SelfPlayVectorEnv(config, num_envs, seed=seed)
+    _obs, mask, _ = env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        env.step(random_legal(mask, rng))
+    used = rss_bytes() - before
+    arrays = sum(a.nbytes for a in (env.obs, env.mask, env.to_move, env.rewards, env.done))
+    return {"games": num_envs, "steps": steps, "rss_bytes": used, "arrays_bytes": arrays}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bc_env.bench.vector", description=__doc__.split("\n")[0])
+    ap.add_argument("--config", default="core-4p")
+    ap.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per row")
+    ap.add_argument("--num-envs", type=int, default=64, help="games per batched env")
+    ap.add_argument("--processes", type=int, default=0, help="also run this many batched envs at once")
+    ap.add_argument("--memory", type=int, default=0, help="measure the resident memory of this many games")
+    ap.add_argument("--memory-steps", type=int, default=100)
+    args = ap.parse_args(argv)
+    from bc_env.rules import COMPILED
+
+    load = os.getloadavg()
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f}; engine {'compiled' if COMPILED else 'pure Python'}; Python {platform.python_version()}"
+    )
+    if args.seconds > 0:
+        import bc_env
+
+        aec = bench_aec(f"AEC env ({args.config})", lambda: bc_env.env(args.config), args.seconds)
+        vec = bench_vector(args.config, args.num_envs, args.seconds)
+        print("| loop | games | steps/game | steps/CPU-s | us/step | steps/wall-s |")
+        print("|---|---|---|---|---|---|")
+        print(aec.row())
+        print(vec.row())
+        print(f"batched / AEC, per CPU second: {vec.steps_per_s / aec.steps_per_s:.2f}x")
+    if args.processes:
+        steps, cpu, wall = bench_processes(args.config, args.num_envs, args.seconds, args.processes)
+        print(
+            f"{args.processes} processes x SelfPlayVectorEnv({args.config}, {args.num_envs}): {steps:,} steps, "
+            f"{steps / wall:,.0f} steps/wall-s in total ({steps / cpu:,.0f} per CPU-s)"
+        )
+    if args.memory:
+        m = bench_memory(args.config, args.memory, args.memory_steps)
+        per = m["rss_bytes"] / m["games"]
+        mib, arrays = m["rss_bytes"] / 2**20, m["arrays_bytes"] / 2**20
+        print(
+            f"memory: {m['games']:,} games of {args.config} after {m['steps']} batch steps: {mib:,.0f} MiB resident "
+            f"({per / 1024:,.1f} KiB per game; output arrays {arrays:,.0f} MiB); "
+            f"16,384 games extrapolated: {per * 16384 / 2**30:,.2f} GiB"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The selfplay backend (training/selfplay.py): a tiny run end to end (train, resume, export, load the bot and play),
+the refused resume, and the worker processes over shared memory stepping exactly the games of the in-process
+worker."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import policies  # noqa: E402
+from bc_env.rules import Game, RulesConfig  # noqa: E402
+from training.cli import main as train_main  # noqa: E402
+from training.config import TrainConfig  # noqa: E402
+from training.rundir import RunDirError  # noqa: E402
+from training.selfplay.games import KINDS, LEARNER, Games  # noqa: E402
+from training.selfplay.trainer import train  # noqa: E402
+
+TINY = "configs/train/selfplay-tiny.toml"
+
+
+def _cfg(tmp_path, *more):
+    sets = [f'runs_dir="{tmp_path}"', "total_steps=64", "eval_every=1000", "ppo.n_steps=8", *more]
+    return TrainConfig.load(TINY).override(sets)
+
+
+def test_a_tiny_run_trains_resumes_exports_and_the_bot_plays(tmp_path):
+    first = train(_cfg(tmp_path), progress=False)
+    run = tmp_path / "selfplay-tiny"
+    assert first["steps"] >= 64 and (run / "checkpoint" / "model.pt").is_file() and (run / "tb").is_dir()
+    assert (run / "learning_curve.png").is_file()
+    # --resume through the command line, towards a larger budget: the step count goes on, the evaluations add up.
+    args = ["--config", TINY, "--resume", "--no-progress", "--set", f'runs_dir="{tmp_path}"', "--set", "ppo.n_steps=8"]
+    assert train_main([*args, "--set", "total_steps=128", "--set", "eval_every=1000"]) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    evals = json.loads((run / "evals.json").read_text())
+    assert summary["steps"] >= 128 > first["steps"] and len(evals) == 2 and evals[1]["step"] == summary["steps"]
+    bot = policies.load(str(run / "policy"))
+    manifest = json.loads((run / "policy.json").read_text())
+    assert manifest["training"]["backend"] == "selfplay" and manifest["training"]["steps"] == summary["steps"]
+    game = Game.new(RulesConfig.preset("core-2p"), 3)
+    for _ in range(20):
+        action = bot.act(game)
+        assert action in game.legal_actions()
+        game.apply(action)
+
+
+def test_resume_with_another_network_is_refused(tmp_path):
+    train(_cfg(tmp_path, "total_steps=16"), progress=False)
+    with pytest.raises(RunDirError, match="net_arch"):
+        train(_cfg(tmp_path, "net_arch=[16]"), resume=True, progress=False)
+    with pytest.raises(RunDirError, match="already holds a run"):
+        train(_cfg(tmp_path), progress=False)
+
+
+def test_worker_processes_step_the_same_games_as_the_in_process_worker():
+    def run(workers):
+        cfg = TrainConfig.load(TINY).override([f"selfplay.workers={workers}", "selfplay.games_per_worker=3"])
+        games = Games(cfg, RulesConfig.preset("core-2p"), seed=5)
+        rng = np.random.default_rng(0)
+        try:
+            games.reset()
+            out = []
+            for _ in range(12):
+                v = games.v
+                role = v["roles"][np.arange(games.n), v["to_move"]]
+                assert (role != -2).all()  # heuristic seats are played inside the workers
+                v["actions"][:] = [rng.choice(np.flatnonzero(m)) for m in v["mask"]]
+                games.step()
+                out.append((v["obs"].copy(), v["mask"].copy(), v["roles"].copy(), v["kind"].copy()))
+            return out
+        finally:
+            games.close()
+
+    local, remote = run(0), run(1)
+    for a, b in zip(local, remote, strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x, y)
+    kinds = np.concatenate([k for *_, k in local])
+    assert set(kinds.tolist()) <= set(range(len(KINDS))) and (local[0][2] == LEARNER).any()
+
+
+def test_advantages_follow_each_seats_own_decisions_and_stop_at_its_game_end():
+    from training.selfplay.trainer import chain_advantages
+
+    # One slot: seats 0 and 1 alternate; seat 0's last decision of the game is t=2, seat 1's t=3 (terminal rewards
+    # +1 and -1); a new game starts at t=4 (seat 0, still open). A second slot is a snapshot's (not mine).
+    seats = np.array([[0, 0], [1, 1], [0, 0], [1, 1], [0, 0]])
+    values = np.array([[0.1, 9], [0.2, 9], [0.3, 9], [0.4, 9], [0.5, 9]], dtype=np.float32)
+    rewards = np.zeros((5, 2), dtype=np.float32)
+    terminal = np.zeros((5, 2), dtype=bool)
+    rewards[2, 0], rewards[3, 0] = 1.0, -1.0
+    terminal[2, 0] = terminal[3, 0] = True
+    mine = np.zeros((5, 2), dtype=bool)
+    mine[:, 0] = True
+    adv = chain_advantages(values, rewards, terminal, seats, mine, gamma=1.0, lam=1.0, players=2)
+    assert adv[:, 0] == pytest.approx([1 - 0.1, -1 - 0.2, 1 - 0.3, -1 - 0.4, 0.0])
+    assert (adv[:, 1] == 0).all()
+    adv = chain_advantages(values, rewards, terminal, seats, mine, gamma=0.5, lam=1.0, players=2)
+    assert adv[0, 0] == pytest.approx(0.5 * 1 - 0.1)  # discounted once per own decision, not per game decision
