@@ -19,6 +19,7 @@ from pathlib import Path
 from bc_env.rules import BalanceControlError, RulesConfig
 
 from .base import Policy, RandomPolicy
+from .endgame import EndgameConfig, EndgameOptionError, EndgamePolicy
 from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy
 from .mcts import MCTSConfig, MCTSOptionError, MCTSPolicy
@@ -27,6 +28,7 @@ from .neural import NeuralPolicy, PolicyConfigError, PolicyFileError
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 
 _REGISTRY = {
+    "endgame": EndgamePolicy,
     "expert": ExpertPolicy,
     "heuristic": HeuristicPolicy,
     "mcts": MCTSPolicy,
@@ -58,6 +60,8 @@ def load(name: str | Path, seed: int | None = None, config: RulesConfig | str | 
     factory = _REGISTRY.get(str(name))
     if factory is not None:
         return factory(seed=seed)
+    if isinstance(name, str) and name.startswith("endgame:"):
+        return EndgamePolicy(seed=seed, config=EndgameConfig.parse(name[8:]))
     if isinstance(name, str) and name.startswith("mcts:"):
         return MCTSPolicy(seed=seed, config=MCTSConfig.parse(name[5:]))
     if isinstance(name, str) and "/" not in name and "\\" not in name and name not in (".", ".."):
@@ -73,6 +77,9 @@ def load(name: str | Path, seed: int | None = None, config: RulesConfig | str | 
 
 
 __all__ = [
+    "EndgameConfig",
+    "EndgameOptionError",
+    "EndgamePolicy",
     "ExpertPolicy",
     "HeuristicPolicy",
     "MCTSConfig",
