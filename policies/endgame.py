@@ -28,9 +28,13 @@ What else is hidden (the Measure draw piles of EXP-02, the game RNG) is fixed on
 ``game.resample_hidden(me, rng)``; the DrawPile's order below its top only matters for discards.
 
 :class:`EndgamePolicy` (``policies.load("endgame")``, options after colons like ``mcts``:
-``"endgame:rounds=6:width=3:nodes=400"``) plays the expert's choice until the endgame window (the player's
-remaining turns ``game.turns_left(me) <= rounds``; default 6 with two players, 9 with more) and searches from
-there; it keeps the expert's choice unless the search finds an action better by more than ``1e-9``.
+``"endgame:rounds=6:width=3:nodes=300:base=expert:leaf=eval"``) plays the choice of its ``base`` bot (default the
+expert; a shipped trained bot such as ``ppo-core-2p``) until the endgame window (the player's remaining turns
+``game.turns_left(me) <= rounds``; default 6 with two players, 9 with more) and searches from there, the base's
+choice and the expert's best ``width`` actions at the root; it keeps the base's choice unless the search finds
+an action better by more than ``1e-9``. ``leaf=value``: the shipped value network of the game's configuration
+(:mod:`policies.value`) instead of the static score. ``nodes`` is the budget (positions created per decision),
+``max_depth`` the deepest iteration (decisions).
 """
 
 from __future__ import annotations
@@ -212,6 +216,7 @@ class EndgameConfig:
     nodes: int = 300
     max_depth: int = 12
     leaf: str = "eval"
+    base: str = "expert"
 
     def check(self) -> EndgameConfig:
         for name, lo, hi in (("rounds", 0, 1000), ("width", 0, 1000), ("nodes", 1, 10_000_000), ("max_depth", 1, 200)):
@@ -220,6 +225,8 @@ class EndgameConfig:
                 raise EndgameOptionError(f"endgame option {name} must be an integer {lo}..{hi}, got {value!r}")
         if not isinstance(self.leaf, str) or not self.leaf:
             raise EndgameOptionError(f"endgame option leaf must be eval or value, got {self.leaf!r}")
+        if not isinstance(self.base, str) or not self.base or self.base.startswith(("endgame", "champion", "mcts")):
+            raise EndgameOptionError(f"endgame option base must be a bot without search, got {self.base!r}")
         if self.leaf not in ("eval", "value"):
             raise EndgameOptionError(f"endgame option leaf must be eval or value, got {self.leaf!r}")
         return self
@@ -265,7 +272,13 @@ class EndgamePolicy:
             )
         self.config = replace(config or EndgameConfig(), **options).check()
         self.rng = random.Random(seed)
-        self.expert = ExpertPolicy(seed=self.rng.getrandbits(32))  # the bot's own play outside the search
+        base_seed = self.rng.getrandbits(32)
+        if self.config.base == "expert":
+            self.base: Any = ExpertPolicy(seed=base_seed)  # the bot's own play outside the search
+        else:
+            from . import load
+
+            self.base = load(self.config.base, seed=base_seed)
         self._ranker = ExpertPolicy(seed=self.rng.getrandbits(32))  # candidates inside the search (its own memory)
         self._values: dict[int, Any] = {}
         spec = self.config.spec()
@@ -304,7 +317,7 @@ class EndgamePolicy:
         me = game.current_player
         if me is None:
             raise IllegalActionError("the game is over: no decision to take")
-        choice = self.expert.act(game)  # always asked: the expert keeps its plans up to date
+        choice = self.base.act(game)  # always asked: the expert keeps its plans up to date
         legal = game.legal_actions()
         self.last_depth = self.last_nodes = 0
         if len(legal) == 1 or game.turns_left(me) > self.window(game):
