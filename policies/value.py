@@ -22,6 +22,8 @@ against torch's (``tests/test_value.py``).
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +145,7 @@ def load_value(game_or_name: Game | str | Path) -> ValueNet:
             raise PolicyFileError(f"{npz}: the last layer must have one output, has {width}")
     except PolicyFileError:
         raise
-    except (KeyError, ValueError, TypeError, OSError) as exc:
+    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise PolicyFileError(f"value network {path}: {exc}") from None
     return net
 

@@ -55,6 +55,18 @@ def generate(config: str, bots: list[str], seed: int, games: int, workers: int) 
         return list(pool.map(play_one, jobs))
 
 
+def to_arrays(net, mean: np.ndarray, std: np.ndarray) -> dict[str, np.ndarray]:  # noqa: ANN001 (torch)
+    """The arrays of ``policies.value.ValueNet`` from a torch ``Sequential`` of Linear and ReLU layers."""
+    import torch
+
+    arrays = {"mean": mean.astype(np.float32), "std": std.astype(np.float32)}
+    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
+    for i, lin in enumerate(linears):
+        arrays[f"w{i}"] = lin.weight.detach().numpy().astype(np.float32)
+        arrays[f"b{i}"] = lin.bias.detach().numpy().astype(np.float32)
+    return arrays
+
+
 def train(
     data: list[tuple[np.ndarray, np.ndarray]], hidden: list[int], epochs: int, seed: int
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
@@ -93,11 +105,7 @@ def train(
         train_loss = float(torch.mean((net(xt)[:, 0] - yt) ** 2))
         held_loss = float(torch.mean((net(xv)[:, 0] - yv) ** 2))
         base = float(torch.mean((yv - yt.mean()) ** 2))
-    arrays = {"mean": mean.astype(np.float32), "std": std.astype(np.float32)}
-    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    for i, lin in enumerate(linears):
-        arrays[f"w{i}"] = lin.weight.detach().numpy().astype(np.float32)
-        arrays[f"b{i}"] = lin.bias.detach().numpy().astype(np.float32)
+    arrays = to_arrays(net, mean, std)
     stats = {
         "train_mse": train_loss,
         "held_out_mse": held_loss,
