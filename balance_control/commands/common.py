@@ -35,12 +35,12 @@ def bot_names(text: str, seats: int, what: str) -> list[str]:
     unknown = [
         n
         for n in names
-        if n not in available() and not n.startswith("mcts:") and not Path(n).with_suffix(".npz").is_file()
+        if n not in available() and not n.startswith(("mcts:", "endgame:")) and not Path(n).with_suffix(".npz").is_file()
     ]
     if unknown:
         raise fail(
             f"unknown bot {unknown[0]!r}; available bots: {', '.join(available())}, "
-            "the search bot with options (mcts:sims=400:prior=expert), "
+            "the search bots with options (mcts:sims=400:prior=expert, endgame:nodes=300:base=expert), "
             "or the path of an exported policy (.npz + .json)"
         )
     for name in dict.fromkeys(n for n in names if n.startswith("mcts:")):
