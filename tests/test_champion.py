@@ -31,3 +31,14 @@ def test_champion_is_deterministic_for_a_seed_and_legal():
     first = a.act(g)
     assert first == b.act(g) and first in g.legal_actions()
     assert a.bot_for(g).last_depth >= 1  # searched
+
+
+def test_champion_searches_only_with_two_players_and_no_expansion():
+    from policies.endgame import EndgamePolicy
+    from policies.expert import ExpertPolicy
+    from policies.neural import NeuralPolicy
+
+    c = ChampionPolicy(seed=1)
+    assert isinstance(c.bot_for(Game.new("core-2p", 0)), EndgamePolicy)
+    assert isinstance(c.bot_for(Game.new("core-4p", 0)), NeuralPolicy)
+    assert isinstance(c.bot_for(Game.new("all-4p", 0)), ExpertPolicy)
