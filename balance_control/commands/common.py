@@ -35,7 +35,9 @@ def bot_names(text: str, seats: int, what: str) -> list[str]:
     unknown = [
         n
         for n in names
-        if n not in available() and not n.startswith(("mcts:", "endgame:")) and not Path(n).with_suffix(".npz").is_file()
+        if n not in available()
+        and not n.startswith(("mcts:", "endgame:"))
+        and not Path(n).with_suffix(".npz").is_file()
     ]
     if unknown:
         raise fail(
