@@ -34,7 +34,9 @@ expert; a shipped trained bot such as ``ppo-core-2p``) until the endgame window 
 choice and the expert's best ``width`` actions at the root; it keeps the base's choice unless the search finds
 an action better by more than ``1e-9``. ``leaf=value``: the shipped value network of the game's configuration
 (:mod:`policies.value`) instead of the static score. ``nodes`` is the budget (positions created per decision),
-``max_depth`` the deepest iteration (decisions).
+``max_depth`` the deepest iteration (decisions); ``exact=1``: the base's choice is overruled only by an iteration
+that reached the end of the game on every line (no estimated leaf: the expectimax value over the candidates is
+exact), never by a depth-limited one.
 """
 
 from __future__ import annotations
@@ -217,9 +219,16 @@ class EndgameConfig:
     max_depth: int = 12
     leaf: str = "eval"
     base: str = "expert"
+    exact: int = 0
 
     def check(self) -> EndgameConfig:
-        for name, lo, hi in (("rounds", 0, 1000), ("width", 0, 1000), ("nodes", 1, 10_000_000), ("max_depth", 1, 200)):
+        for name, lo, hi in (
+            ("rounds", 0, 1000),
+            ("width", 0, 1000),
+            ("nodes", 1, 10_000_000),
+            ("max_depth", 1, 200),
+            ("exact", 0, 1),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise EndgameOptionError(f"endgame option {name} must be an integer {lo}..{hi}, got {value!r}")
@@ -335,12 +344,14 @@ class EndgamePolicy:
                 values = search.values(g, depth, roots)
             except BudgetExceeded:
                 break
+            self.last_depth = depth
+            if self.config.exact and search.leaves:  # ``exact``: only a search to the end may overrule the base
+                continue
             top = values[choice]
             best = choice
             for a in roots:
                 if values[a] > top + 1e-9:
                     best, top = a, values[a]
-            self.last_depth = depth
             if search.leaves == 0:  # every line reached the end of the game: deeper changes nothing
                 break
         self.last_nodes = search.nodes

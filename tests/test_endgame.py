@@ -165,3 +165,13 @@ def test_endgame_options_are_checked():
         policies.load("endgame:depth=3")
     with pytest.raises(EndgameOptionError, match="leaf"):
         EndgamePolicy(leaf="magic")
+
+
+def test_exact_option_keeps_the_base_choice_unless_the_search_reached_the_end():
+    g = _near_end("core-2p", 17, 9)
+    while g.current_player is None or len(g.legal_actions()) < 3:
+        g.apply(g.legal_actions()[0])
+    bot = policies.load("endgame:nodes=40:exact=1:rounds=20", seed=4)
+    twin = policies.load("endgame:nodes=40:exact=1:rounds=20", seed=4)
+    assert bot.act(g) == twin.base.act(g)  # the base's choice: 40 positions reach nowhere near the end
+    assert bot.last_depth >= 1
