@@ -1,6 +1,8 @@
 """Bots behind one protocol (``policies.base.Policy``): ``act(game) -> action``.
 
-``policies.load(name_or_path)`` returns any bot: ``"random"``, ``"heuristic"``, ``"expert"``, a shipped trained bot
+``policies.load(name_or_path)`` returns any bot: ``"random"``, ``"heuristic"``, ``"expert"``, ``"endgame"`` (the
+expert plus an endgame search, ``policies.endgame``; options after colons), ``"champion"`` (the strongest shipped
+bot for the game's rules, ``policies.champion``), a shipped trained bot
 (``"ppo-core-2p"``, ``"ppo-core-4p"``: files in ``policies/bots/``) or the path of an exported policy
 (``runs/<name>/policy`` with or without ``.npz``). Trained bots run on NumPy alone (no torch).
 
@@ -19,6 +21,8 @@ from pathlib import Path
 from bc_env.rules import BalanceControlError, RulesConfig
 
 from .base import Policy, RandomPolicy
+from .champion import ChampionPolicy
+from .endgame import EndgameConfig, EndgameOptionError, EndgamePolicy
 from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy
 from .mcts import MCTSConfig, MCTSOptionError, MCTSPolicy
@@ -27,6 +31,8 @@ from .neural import NeuralPolicy, PolicyConfigError, PolicyFileError
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 
 _REGISTRY = {
+    "champion": ChampionPolicy,
+    "endgame": EndgamePolicy,
     "expert": ExpertPolicy,
     "heuristic": HeuristicPolicy,
     "mcts": MCTSPolicy,
@@ -58,6 +64,8 @@ def load(name: str | Path, seed: int | None = None, config: RulesConfig | str | 
     factory = _REGISTRY.get(str(name))
     if factory is not None:
         return factory(seed=seed)
+    if isinstance(name, str) and name.startswith("endgame:"):
+        return EndgamePolicy(seed=seed, config=EndgameConfig.parse(name[8:]))
     if isinstance(name, str) and name.startswith("mcts:"):
         return MCTSPolicy(seed=seed, config=MCTSConfig.parse(name[5:]))
     if isinstance(name, str) and "/" not in name and "\\" not in name and name not in (".", ".."):
@@ -73,6 +81,10 @@ def load(name: str | Path, seed: int | None = None, config: RulesConfig | str | 
 
 
 __all__ = [
+    "ChampionPolicy",
+    "EndgameConfig",
+    "EndgameOptionError",
+    "EndgamePolicy",
     "ExpertPolicy",
     "HeuristicPolicy",
     "MCTSConfig",

@@ -35,12 +35,14 @@ def bot_names(text: str, seats: int, what: str) -> list[str]:
     unknown = [
         n
         for n in names
-        if n not in available() and not n.startswith(("mcts:", "cmd:")) and not Path(n).with_suffix(".npz").is_file()
+        if n not in available()
+        and not n.startswith(("mcts:", "endgame:", "cmd:"))
+        and not Path(n).with_suffix(".npz").is_file()
     ]
     if unknown:
         raise fail(
             f"unknown bot {unknown[0]!r}; available bots: {', '.join(available())}, "
-            "the search bot with options (mcts:sims=400:prior=expert), "
+            "the search bots with options (mcts:sims=400:prior=expert, endgame:nodes=300:base=expert), "
             "an outside program speaking the stdio protocol (cmd:PROGRAM ARGS), "
             "or the path of an exported policy (.npz + .json)"
         )
