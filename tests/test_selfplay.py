@@ -1,5 +1,6 @@
-"""The selfplay backend of the training core (training/selfplay/): a tiny run end to end (train, resume, export, load the bot and play),
-the refused resume, and the worker processes over shared memory stepping exactly the games of the in-process
+"""The selfplay backend of the training core (training/selfplay/): a tiny run end to end (train, resume, export,
+load the bot and play), the refused resume, a fixed seed's weights, and the worker processes over shared
+memory stepping exactly the games of the in-process
 worker."""
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import policies  # noqa: E402
 from bc_env.rules import Game, RulesConfig  # noqa: E402
 from training.cli import main as train_main  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
+from training.core import train as core_train  # noqa: E402
 from training.rundir import RunDirError  # noqa: E402
 from training.selfplay.games import KINDS, LEARNER, Games  # noqa: E402
-from training.core import train as core_train  # noqa: E402
 from training.selfplay.trainer import SelfPlayBackend  # noqa: E402
 
 TINY = "configs/train/selfplay-tiny.toml"

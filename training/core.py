@@ -35,7 +35,8 @@ into ``pool/``, then :meth:`Backend.set_snapshots`), evaluates (``export`` into 
 :meth:`Backend.plan` (cadences from another config class), :meth:`Backend.check` (refuse a config before the run
 directory is made), :meth:`Backend.describe` (the start line), :meth:`Backend.provenance` and
 :meth:`Backend.summary` (extra keys for the manifest and ``summary.json``), :meth:`Backend.evaluate_more` (more
-evaluation opponents), :meth:`Backend.export_extra` (more files at the end) and :meth:`Backend.close`. A backend registers its name in ``training.config.BACKENDS``.
+evaluation opponents), :meth:`Backend.export_extra` (more files at the end) and :meth:`Backend.close`. A backend
+registers its name in ``training.config.BACKENDS``.
 
 This module imports neither torch nor Ray.
 """

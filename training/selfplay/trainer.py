@@ -396,5 +396,3 @@ class SelfPlayBackend(Backend):
                 stats["value_loss"].append(float(v_loss.detach()))
                 stats["entropy"].append(float(entropy.detach()))
         return {k: float(np.mean(x)) for k, x in stats.items()}
-
-
