@@ -1,7 +1,6 @@
 """The selfplay backend of the training core (training/selfplay/): a tiny run end to end (train, resume, export,
 load the bot and play), the refused resume, a fixed seed's weights, and the worker processes over shared
-memory stepping exactly the games of the in-process
-worker."""
+memory stepping exactly the games of the in-process worker."""
 
 from __future__ import annotations
 
