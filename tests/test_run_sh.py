@@ -22,7 +22,7 @@ def commands() -> list[list[str]]:
     """The ``"$BC" ...`` command lines of run.sh (continuation lines joined), with its variables filled in."""
     text = SCRIPT.replace("\\\n", " ")
     variables = dict(re.findall(r"^([A-Z]+)=(\S+)$", text, re.M))
-    for name, value in variables.items():  # a variable may use the ones before it (BOTS: the bot of $OUT)
+    for name in variables:  # a variable may use the ones before it (BOTS: the bot of $OUT)
         for other in variables:
             if other != name:
                 variables[name] = variables[name].replace(f"${other}", variables[other])

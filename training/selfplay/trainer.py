@@ -23,6 +23,7 @@ A learner step is one decision of the current network (a training sample); ``tot
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from pathlib import Path
@@ -36,7 +37,7 @@ from bc_env.encoding import encoder_version
 from bc_env.rules import RulesConfig
 from bc_env.vector import SelfPlayVectorEnv
 from policies.neural import save_policy
-from training.core import Backend, Run, signed
+from training.core import Backend, Plan, Run, signed
 from training.rundir import RunDirError
 
 from .games import KINDS, LEARNER, SNAPSHOT, Games
@@ -137,6 +138,10 @@ class SelfPlayBackend(Backend):
     name = "selfplay"
     identity_keys = ("backend", "rules", "seed", "net_arch", "activation", "reward")
     checkpoint_file = "model.pt"
+
+    def plan(self) -> Plan:
+        """The training config's cadences, counted in learner steps (decisions of the current network)."""
+        return dataclasses.replace(super().plan(), unit="learner step")
 
     # ------------------------------------------------------------------ set-up, checkpoints
     def _setup(self, run: Run) -> None:
