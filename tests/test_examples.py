@@ -51,6 +51,15 @@ def test_rllib_minimal():
     assert out == "one RLlib PPO iteration on core-2p: 64.0 environment steps sampled and learned from\n", out
 
 
+def test_cleanrl_vector():
+    pytest.importorskip("torch")
+    out = _run("cleanrl_vector.py")
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == ["iteration 1", "iteration 2", "iteration 3"], out
+    assert re.fullmatch(r"iteration 3: \d+ games finished, mean reward [+-]\d\.\d\d; policy loss .*", lines[2]), out
+    assert lines[3] == "trained 1536 learner steps on 8 batched games", out
+
+
 def test_tournament():
     pytest.importorskip("openskill")
     out = _run("tournament.py", "3")

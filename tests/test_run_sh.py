@@ -12,6 +12,7 @@ import pytest
 from balance_control.cli import build_parser
 from bc_env.rules import preset_names
 from policies import load
+from training.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = (ROOT / "scripts" / "run.sh").read_text(encoding="utf-8")
@@ -21,6 +22,10 @@ def commands() -> list[list[str]]:
     """The ``"$BC" ...`` command lines of run.sh (continuation lines joined), with its variables filled in."""
     text = SCRIPT.replace("\\\n", " ")
     variables = dict(re.findall(r"^([A-Z]+)=(\S+)$", text, re.M))
+    for name in variables:  # a variable may use the ones before it (BOTS: the bot of $OUT)
+        for other in variables:
+            if other != name:
+                variables[name] = variables[name].replace(f"${other}", variables[other])
     out = []
     for line in text.splitlines():
         line = line.strip()
@@ -32,16 +37,29 @@ def commands() -> list[list[str]]:
     return out
 
 
-def test_run_sh_runs_the_four_steps():
-    assert [argv[0] for argv in commands()] == ["watch", "tournament", "report", "bench"]
-    assert "scripts/setup.sh tournament" in SCRIPT  # ratings (openskill) and the report's figures (matplotlib)
+def test_run_sh_runs_the_five_steps():
+    assert [argv[0] for argv in commands()] == ["watch", "train", "tournament", "report", "bench"]
+    assert "scripts/setup.sh tournament,train" in SCRIPT  # ratings, the report's figures, training (torch)
+
+
+def test_the_bot_trained_in_run_sh_joins_its_tournament():
+    train = next(argv for argv in commands() if argv[0] == "train")
+    args = build_parser().parse_args(train)
+    cfg = TrainConfig.load(args.config).override(args.overrides)  # the config exists, every override is known
+    assert cfg.backend == "selfplay" and cfg.max_seconds <= 30
+    tournament = next(argv for argv in commands() if argv[0] == "tournament")
+    bots = tournament[tournament.index("--bots") + 1].split(",")
+    assert str(cfg.run_dir / "policy") in bots
 
 
 @pytest.mark.parametrize("argv", commands(), ids=lambda argv: argv[0])
 def test_run_sh_commands_parse(argv):
     args = build_parser().parse_args(argv)  # an unknown option or a bad value exits
+    if argv[0] == "train":
+        return  # its config file: test_the_bot_trained_in_run_sh_joins_its_tournament
     config = getattr(args, "config", None) or []
     for preset in config if isinstance(config, list) else [config]:
         assert preset in preset_names()
     for bot in filter(None, (getattr(args, "bots", None) or "").split(",")):
-        load(bot)  # a shipped bot (raises UnknownPolicyError otherwise)
+        if not bot.startswith("runs/main-job/"):  # the bot trained by run.sh itself
+            load(bot)  # a shipped bot (raises UnknownPolicyError otherwise)

@@ -1,6 +1,6 @@
-"""The selfplay backend (training/selfplay.py): a tiny run end to end (train, resume, export, load the bot and play),
-the refused resume, and the worker processes over shared memory stepping exactly the games of the in-process
-worker."""
+"""The selfplay backend of the training core (training/selfplay/): a tiny run end to end (train, resume, export,
+load the bot and play), the refused resume, a fixed seed's weights, and the worker processes over shared
+memory stepping exactly the games of the in-process worker."""
 
 from __future__ import annotations
 
@@ -15,11 +15,16 @@ import policies  # noqa: E402
 from bc_env.rules import Game, RulesConfig  # noqa: E402
 from training.cli import main as train_main  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
+from training.core import train as core_train  # noqa: E402
 from training.rundir import RunDirError  # noqa: E402
 from training.selfplay.games import KINDS, LEARNER, Games  # noqa: E402
-from training.selfplay.trainer import train  # noqa: E402
+from training.selfplay.trainer import SelfPlayBackend  # noqa: E402
 
 TINY = "configs/train/selfplay-tiny.toml"
+
+
+def train(cfg, **kw):
+    return core_train(SelfPlayBackend(cfg), **kw)
 
 
 def _cfg(tmp_path, *more):
@@ -54,6 +59,15 @@ def test_resume_with_another_network_is_refused(tmp_path):
         train(_cfg(tmp_path, "net_arch=[16]"), resume=True, progress=False)
     with pytest.raises(RunDirError, match="already holds a run"):
         train(_cfg(tmp_path), progress=False)
+
+
+def test_a_fixed_seed_trains_the_same_weights_in_process(tmp_path):
+    weights = []
+    for name in ("a", "b"):
+        train(_cfg(tmp_path, f'name="{name}"', "total_steps=32", "pool.snapshot_every=16"), progress=False)
+        with np.load(tmp_path / name / "policy.npz") as z:
+            weights.append([z[k] for k in sorted(z.files)])
+    assert all(np.array_equal(x, y) for x, y in zip(*weights, strict=True))
 
 
 def test_worker_processes_step_the_same_games_as_the_in_process_worker():

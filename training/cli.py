@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--backend",
-        choices=(*BACKENDS, "selfplay"),
+        choices=tuple(BACKENDS),
         default=None,
         help="trainer: sb3 (MaskablePPO on this machine, the [train] extra), rllib (Ray RLlib, local or a Ray "
         "cluster, the [rllib] extra) or selfplay (batched self-play PPO, training/selfplay/, the [train] extra); "
@@ -47,13 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from .core import backend_class, train
 
     try:
-        if cfg.backend == "selfplay":  # its own run loop until it joins the training core (training/selfplay/)
-            from .selfplay import train as train_selfplay  # torch is imported only here
-
-            train_selfplay(cfg, resume=args.resume, progress=False if args.no_progress else None)
-        else:
-            backend = backend_class(cfg.backend)(cfg)  # torch, sb3 or ray are imported only here
-            train(backend, resume=args.resume, progress=False if args.no_progress else None)
+        backend = backend_class(cfg.backend)(cfg)  # torch, sb3 or ray are imported only here
+        train(backend, resume=args.resume, progress=False if args.no_progress else None)
     except (RunDirError, TrainConfigError) as exc:
         print(f"{_prefix(args)}error: {exc}", file=sys.stderr)
         return 2

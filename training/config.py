@@ -20,6 +20,7 @@ class TrainConfigError(ValueError):
 BACKENDS: dict[str, tuple[str, str, str]] = {
     "sb3": ("training.train", "SB3Backend", "train"),
     "rllib": ("training.rllib.trainer", "RLlibBackend", "rllib"),
+    "selfplay": ("training.selfplay.trainer", "SelfPlayBackend", "train"),
 }
 
 
@@ -78,7 +79,7 @@ class RLlibConfig:
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
-    """The fast self-play trainer (``backend = "selfplay"``, ``training/selfplay.py``; docs/training.md)."""
+    """The fast self-play trainer (``backend = "selfplay"``, ``training/selfplay/``; docs/training.md)."""
 
     #: Environment worker processes (0 = step the games in the trainer's process).
     workers: int = 2
@@ -198,8 +199,8 @@ class TrainConfig:
             )
 
     def _validate_backend(self) -> None:
-        if self.backend not in (*BACKENDS, "selfplay"):
-            allowed = ", ".join(repr(b) for b in (*BACKENDS, "selfplay"))
+        if self.backend not in BACKENDS:
+            allowed = ", ".join(repr(b) for b in BACKENDS)
             raise TrainConfigError(f"backend must be one of {allowed}, got {self.backend!r}")
         r = self.rllib
         if r.policies not in ("shared", "per_seat"):

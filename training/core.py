@@ -34,8 +34,9 @@ into ``pool/``, then :meth:`Backend.set_snapshots`), evaluates (``export`` into 
 (``save``); it returns False when the backend must stop (``max_seconds`` spent). Backends may also override
 :meth:`Backend.plan` (cadences from another config class), :meth:`Backend.check` (refuse a config before the run
 directory is made), :meth:`Backend.describe` (the start line), :meth:`Backend.provenance` and
-:meth:`Backend.summary` (extra keys for the manifest and ``summary.json``), :meth:`Backend.export_extra` (more
-files at the end) and :meth:`Backend.close`. A backend registers its name in ``training.config.BACKENDS``.
+:meth:`Backend.summary` (extra keys for the manifest and ``summary.json``), :meth:`Backend.evaluate_more` (more
+evaluation opponents), :meth:`Backend.export_extra` (more files at the end) and :meth:`Backend.close`. A backend
+registers its name in ``training.config.BACKENDS``.
 
 This module imports neither torch nor Ray.
 """
@@ -157,6 +158,11 @@ class Backend:
 
     def summary(self) -> dict[str, Any]:
         """Extra keys of ``summary.json``."""
+        return {}
+
+    def evaluate_more(self, bot: Any, games: int, seed: int) -> dict[str, dict[str, Any]]:
+        """More evaluation opponents beside the random and the heuristic bot: ``{opponent: {"win_rate", "ci_low",
+        "ci_high", "games"}}`` for ``bot`` (the exported policy) over ``games`` games from ``seed``."""
         return {}
 
     def set_snapshots(self, snapshots: list[dict[str, Any]]) -> None:
@@ -331,7 +337,9 @@ class Run:
         steps = self.state.steps
         prov = {"run": self.cfg.name, "steps": steps}
         path = self.backend.export(self.run_dir / "eval" / "current", "current", prov)
-        result = evaluate(NeuralPolicy(path), self.rules, self.plan.eval_games, seed=10_000 + len(self.state.evals))
+        bot, seed = NeuralPolicy(path), 10_000 + len(self.state.evals)
+        result = evaluate(bot, self.rules, self.plan.eval_games, seed=seed)
+        result.update(self.backend.evaluate_more(bot, self.plan.eval_games, seed))
         entry = {"step": int(steps), **result}
         self.state.evals.append(entry)
         for opponent, r in result.items():
@@ -445,6 +453,7 @@ def _learn(run: Run, backend: Backend, rules: RulesConfig) -> dict[str, Any]:
     if not run.state.evals or run.state.evals[-1]["step"] != run.steps:
         run.evaluate()
         run.log.dump(run.steps)
+        run.checkpoint()  # the final evaluation belongs to the checkpoint: a --resume keeps it in evals.json
     stopped_by = "max_seconds" if run.out_of_time else "total_steps"
     provenance = {
         "run": cfg.name,

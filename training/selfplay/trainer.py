@@ -13,25 +13,19 @@ of CleanRL's single-file PPO, over the batched environment ``bc_env.vector.SelfP
 * PPO: rollouts of ``ppo.n_steps`` batch steps, generalised advantage estimation along each seat's own decisions
   (a seat's next decision in the same game is its next state; the terminal reward goes to its last decision),
   clipped surrogate, value loss, entropy bonus, ``ppo.n_epochs`` epochs of ``ppo.batch_size`` minibatches.
-* Run directory ``runs/<name>/`` as the sb3 backend's: ``config.json``, ``tb/`` (TensorBoard), ``checkpoint/``
-  (networks, optimizer, snapshots, counters; ``--resume`` continues, games in progress restart), ``evals.json``,
-  ``learning_curve.png`` (win rate over learner steps and over wall time), ``policy.npz`` + ``policy.json`` (the
-  torch-free bot: ``policies.load("runs/<name>/policy")``) and ``summary.json``.
+* The run around it is the training core's (``training/core.py``, :class:`SelfPlayBackend` is a
+  :class:`training.core.Backend`): run directory, cadences, evaluation, checkpoints (``checkpoint/model.pt``: networks,
+  optimizer, frozen snapshots, torch RNG; ``--resume`` continues, games in progress restart), progress, TensorBoard,
+  learning curve, summary and the export ``policy.npz`` + ``policy.json`` (``policies.load("runs/<name>/policy")``).
 
 A learner step is one decision of the current network (a training sample); ``total_steps`` counts them.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import dataclasses
 import platform
-import shutil
-import signal
-import sys
-import threading
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +34,15 @@ import torch
 from torch import nn
 
 from bc_env.encoding import encoder_version
-from bc_env.rules import Game, RulesConfig
+from bc_env.rules import RulesConfig
 from bc_env.vector import SelfPlayVectorEnv
-from policies.neural import NeuralPolicy, save_policy
-from training.config import TrainConfig, TrainConfigError
-from training.evaluation import evaluate
-from training.rundir import RunDirError, check_resume, write_json_atomic
+from policies.neural import save_policy
+from training.core import Backend, Plan, Run, signed
+from training.rundir import RunDirError
 
 from .games import KINDS, LEARNER, SNAPSHOT, Games
 
-__all__ = ["RunDirError", "train"]
-
-#: Keys whose change makes a run directory incompatible.
-IDENTITY_KEYS = ("rules", "seed", "net_arch", "activation", "reward")
+__all__ = ["SelfPlayBackend"]
 
 
 # ---------------------------------------------------------------------------- the network
@@ -99,31 +89,6 @@ def sample(logits: torch.Tensor) -> torch.Tensor:
     return torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
 
 
-# ---------------------------------------------------------------------------- run state
-
-
-@dataclass
-class RunState:
-    steps: int = 0
-    wall_seconds: float = 0.0
-    episodes: int = 0
-    evals: list[dict[str, Any]] = field(default_factory=list)
-    last_snapshot: int = 0
-    last_eval: int = 0
-    last_checkpoint: int = 0
-    next_snapshot_id: int = 0
-    #: Ids of the snapshots new games may draw (the latest ``pool.max_snapshots``).
-    snapshots: list[int] = field(default_factory=list)
-
-
-def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
-    d = cfg.to_dict()
-    ident = {k: d[k] for k in IDENTITY_KEYS}
-    ident.update(backend="selfplay", rules=rules.to_dict(), encoder_version=encoder_version(rules))
-    ident["num_actions"] = Game.new(rules, 0).num_actions
-    return ident
-
-
 def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -166,26 +131,55 @@ def chain_advantages(
     return adv_b
 
 
-class Trainer:
-    """PPO over the batched games; :func:`train` is the entry point."""
+class SelfPlayBackend(Backend):
+    """PPO over the batched games, plugged into the training core; its own parts: the worker processes over shared
+    memory (``games.py``), the batched acting, the PPO update and the in-memory pool of frozen snapshots."""
 
-    def __init__(self, cfg: TrainConfig, rules: RulesConfig, run_dir: Path, device: str, progress: bool) -> None:
-        self.cfg, self.rules, self.run_dir, self.device = cfg, rules, run_dir, device
+    name = "selfplay"
+    identity_keys = ("backend", "rules", "seed", "net_arch", "activation", "reward")
+    checkpoint_file = "model.pt"
+
+    def plan(self) -> Plan:
+        """The training config's cadences, counted in learner steps (decisions of the current network)."""
+        return dataclasses.replace(super().plan(), unit="learner step")
+
+    # ------------------------------------------------------------------ set-up, checkpoints
+    def _setup(self, run: Run) -> None:
+        cfg, rules = self.cfg, run.rules
+        self.rules = rules
+        self.dev = resolve_device(cfg.device)
+        if cfg.selfplay.torch_threads:
+            torch.set_num_threads(cfg.selfplay.torch_threads)
+        torch.manual_seed(cfg.seed)
         probe = SelfPlayVectorEnv(rules, 1)
         self.obs_dim, self.num_actions, self.players = probe.obs_dim, probe.num_actions, rules.players
-        hidden = list(cfg.net_arch)
-        self.agent = Agent(self.obs_dim, self.num_actions, hidden, cfg.activation).to(device)
+        self.agent = Agent(self.obs_dim, self.num_actions, list(cfg.net_arch), cfg.activation).to(self.dev)
         self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
+        #: The frozen snapshots by id (a game's seat role is ``SNAPSHOT + id``), and the id of each pool entry's name.
         self.snapshot_nets: dict[int, nn.Sequential] = {}
-        self.state = RunState()
-        self.progress = progress
+        self.snapshot_ids: dict[str, int] = {}
+        self.next_snapshot_id = 0
+        self.pool: list[int] = []
+        self.games: Games | None = None
+        self.steps = run.steps
+        self.episodes = 0
         self.recent: dict[int, list[float]] = {k: [] for k in range(1, len(KINDS))}
 
-    # ------------------------------------------------------------------ checkpoints
-    def save(self) -> None:
-        tmp, final, old = self.run_dir / "checkpoint.tmp", self.run_dir / "checkpoint", self.run_dir / "checkpoint.old"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
+    def start(self, run: Run) -> None:
+        self._setup(run)
+
+    def restore(self, run: Run, directory: Path, state: dict[str, Any]) -> None:
+        self._setup(run)
+        data = torch.load(directory / "model.pt", map_location=self.dev, weights_only=True)  # tensors only, no pickle
+        self.agent.load_state_dict(data["agent"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        torch.set_rng_state(data["torch_rng"])
+        for k, sd in data["snapshots"].items():
+            self.snapshot_nets[int(k)] = self._frozen(sd)
+        self.snapshot_ids = {str(k): int(v) for k, v in state["snapshot_ids"].items()}
+        self.next_snapshot_id = int(state["next_snapshot_id"])
+
+    def save(self, directory: Path) -> dict[str, Any]:
         torch.save(
             {
                 "agent": self.agent.state_dict(),
@@ -193,50 +187,51 @@ class Trainer:
                 "snapshots": {str(k): net.state_dict() for k, net in self.snapshot_nets.items()},
                 "torch_rng": torch.get_rng_state(),
             },
-            tmp / "model.pt",
+            directory / "model.pt",
         )
-        write_json_atomic(tmp / "state.json", asdict(self.state))
-        shutil.rmtree(old, ignore_errors=True)
-        if final.exists():
-            os.replace(final, old)
-        os.replace(tmp, final)
-        shutil.rmtree(old, ignore_errors=True)
-        self.state.last_checkpoint = self.state.steps
-
-    def load(self) -> None:
-        ck = self.run_dir / "checkpoint"
-        data = torch.load(ck / "model.pt", map_location=self.device, weights_only=True)  # tensors only, no pickle
-        self.agent.load_state_dict(data["agent"])
-        self.optimizer.load_state_dict(data["optimizer"])
-        torch.set_rng_state(data["torch_rng"])
-        for k, sd in data["snapshots"].items():
-            self.snapshot_nets[int(k)] = self._frozen(sd)
-        self.state = RunState(**json.loads((ck / "state.json").read_text(encoding="utf-8")))
+        return {"snapshot_ids": self.snapshot_ids, "next_snapshot_id": self.next_snapshot_id}
 
     def _frozen(self, state_dict: dict[str, Any]) -> nn.Sequential:
-        net = _mlp([self.obs_dim, *self.cfg.net_arch, self.num_actions], self.cfg.activation, 0.01).to(self.device)
+        net = _mlp([self.obs_dim, *self.cfg.net_arch, self.num_actions], self.cfg.activation, 0.01).to(self.dev)
         net.load_state_dict(state_dict)
         net.requires_grad_(False)
         return net
 
-    def snapshot(self, games: Games) -> None:
-        """A frozen copy of the current policy joins the pool; only the latest ``pool.max_snapshots`` are drawn for
-        new games, and one is dropped when no game uses it any more."""
-        s = self.state
-        k = s.next_snapshot_id
-        s.next_snapshot_id += 1
-        self.snapshot_nets[k] = self._frozen(self.agent.pi.state_dict())
-        s.snapshots = (s.snapshots + [k])[-self.cfg.pool.max_snapshots :]
-        in_use = set((games.v["roles"][games.v["roles"] >= SNAPSHOT] - SNAPSHOT).tolist())
-        for old in [x for x in self.snapshot_nets if x not in s.snapshots and x not in in_use]:
+    def set_snapshots(self, snapshots: list[dict[str, Any]]) -> None:
+        """The core's pool changed: a new entry is a frozen copy of the current policy (the core has just exported
+        it); new games draw from the pool's entries, and a frozen network is dropped once no game uses it."""
+        for entry in snapshots:
+            if entry["name"] not in self.snapshot_ids:
+                self.snapshot_ids[entry["name"]] = k = self.next_snapshot_id
+                self.next_snapshot_id += 1
+                self.snapshot_nets[k] = self._frozen(self.agent.pi.state_dict())
+        self.pool = [self.snapshot_ids[e["name"]] for e in snapshots]
+        in_use: set[int] = set()
+        if self.games is not None:
+            roles = self.games.v["roles"]
+            in_use = set((roles[roles >= SNAPSHOT] - SNAPSHOT).tolist())
+            self.games.set_snapshots(self.pool)
+        for old in [x for x in self.snapshot_nets if x not in self.pool and x not in in_use]:
             del self.snapshot_nets[old]
-        games.set_snapshots(s.snapshots)
-        s.last_snapshot = s.steps
+        self.snapshot_ids = {n: k for n, k in self.snapshot_ids.items() if k in self.snapshot_nets}
 
-    # ------------------------------------------------------------------ export and evaluation
-    def export(self, path: Path, provenance: dict[str, Any]) -> Path:
+    # ------------------------------------------------------------------ what the core shows and exports
+    def describe(self, rules: RulesConfig) -> str:
+        sp = self.cfg.selfplay
+        return (
+            f"{self.cfg.name}: rules {rules.name}, backend selfplay, {max(1, sp.workers) * sp.games_per_worker} games "
+            f"in {sp.workers or 'no'} worker process(es), learner on {resolve_device(self.cfg.device)}"
+        )
+
+    def device(self) -> str:
+        return self.dev + (f" ({torch.cuda.get_device_name()})" if self.dev == "cuda" else "")
+
+    def provenance(self) -> dict[str, Any]:
+        return {"workers": self.cfg.selfplay.workers, "imitation": "none (trained from random weights)"}
+
+    def export(self, path: Path, name: str, provenance: dict[str, Any]) -> Path:
         manifest = {
-            "name": self.cfg.name,
+            "name": name,
             "rules": self.rules.to_dict(),
             "rules_preset": self.rules.name,
             "encoder_version": encoder_version(self.rules),
@@ -253,41 +248,50 @@ class Trainer:
         }
         return save_policy(path, self.agent.layers(), manifest)
 
-    def provenance(self) -> dict[str, Any]:
-        s, dev = self.state, self.device
-        return {
-            "run": self.cfg.name,
-            "steps": s.steps,
-            "wall_seconds": round(s.wall_seconds, 1),
-            "command": " ".join(sys.argv),
-            "config": self.cfg.to_dict(),
-            "cpu_count": os.cpu_count(),
-            "workers": self.cfg.selfplay.workers,
-            "platform": platform.platform(),
-            "device": dev + (f" ({torch.cuda.get_device_name()})" if dev == "cuda" else ""),
-            "imitation": "none (trained from random weights)",
-        }
+    def evaluate_more(self, bot: Any, games: int, seed: int) -> dict[str, dict[str, Any]]:
+        """``selfplay.eval_expert``: the expert bot as a third evaluation opponent."""
+        if not self.cfg.selfplay.eval_expert:
+            return {}
+        from policies.arena import play_match
 
-    def evaluate(self, writer: Any) -> dict[str, Any]:
-        s = self.state
-        path = self.export(self.run_dir / "eval" / "current", self.provenance())
-        bot = NeuralPolicy(path)
-        games = self.cfg.eval_games
-        result = evaluate(bot, self.rules, games, seed=10_000 + 7919 * len(s.evals))
-        if self.cfg.selfplay.eval_expert:
-            from policies.arena import play_match
+        st = play_match(self.rules, [bot] + ["expert"] * (self.players - 1), games, seed + 10_000).entrants[0]
+        lo, hi = st.ci95
+        return {"expert": {"win_rate": st.win_rate, "ci_low": lo, "ci_high": hi, "games": games}}
 
-            m = play_match(self.rules, [bot] + ["expert"] * (self.players - 1), games, 20_000 + 7919 * len(s.evals))
-            st = m.entrants[0]
-            lo, hi = st.ci95
-            result["expert"] = {"win_rate": st.win_rate, "ci_low": lo, "ci_high": hi, "games": games}
-        entry = {"step": s.steps, "wall_seconds": round(s.wall_seconds, 1), **result}
-        s.evals.append(entry)
-        for opponent, r in result.items():
-            writer.add_scalar(f"eval/win_rate_vs_{opponent}", r["win_rate"], s.steps)
-        write_json_atomic(self.run_dir / "evals.json", s.evals)
-        s.last_eval = s.steps
-        return entry
+    def close(self) -> None:
+        if getattr(self, "games", None) is not None:
+            self.games.close()
+            self.games = None
+
+    # ------------------------------------------------------------------ the loop
+    def learn(self, run: Run) -> None:
+        self.games = games = Games(self.cfg, self.rules, self.cfg.seed + run.steps)  # a resume starts new games
+        games.set_snapshots(self.pool)
+        for kind, score in games.reset():
+            self.recent[kind].append(score)
+        log = run.log
+        start, steps0 = time.time(), run.steps
+        while self.steps < run.plan.total:
+            t_roll = time.time()
+            episodes0 = self.episodes
+            data = self.rollout(games)
+            t_upd = time.time()
+            stats = self.update(data)
+            now = time.time()
+            for k, x in stats.items():
+                log.record(f"train/{k}", x)
+            rate = (self.steps - steps0) / max(now - start, 1e-9)
+            log.record("perf/learner_steps_per_s", rate)
+            log.record("perf/rollout_s", t_upd - t_roll)
+            log.record("perf/update_s", now - t_upd)
+            for kind, scores in self.recent.items():
+                if len(scores) >= 10:
+                    log.record(f"rollout/score_vs_{KINDS[kind]}", float(np.mean(scores)))
+                    self.recent[kind] = scores[-200:]
+            log.dump(self.steps)
+            show = {"entropy": signed(stats.get("entropy")), "kl": signed(stats.get("approx_kl"), 4)}
+            if not run.tick(self.steps, episodes=self.episodes - episodes0, show=show):
+                return
 
     # ------------------------------------------------------------------ acting
     @torch.no_grad()
@@ -295,18 +299,18 @@ class Trainer:
         """Actions for every game (the current network, the snapshots and the random seats, batched); returns
         (actions, log-probabilities, values, masks, rows of the current network)."""
         v = games.v
-        obs = torch.from_numpy(v["obs"]).to(self.device)
-        mask = torch.from_numpy(v["mask"]).to(self.device)
+        obs = torch.from_numpy(v["obs"]).to(self.dev)
+        mask = torch.from_numpy(v["mask"]).to(self.dev)
         role = v["roles"][np.arange(games.n), v["to_move"]]
-        logits = torch.zeros((games.n, self.num_actions), device=self.device)  # random seats: uniform
+        logits = torch.zeros((games.n, self.num_actions), device=self.dev)  # random seats: uniform
         mine = role == LEARNER
-        idx = torch.from_numpy(np.flatnonzero(mine)).to(self.device)
-        values = torch.zeros(games.n, device=self.device)
+        idx = torch.from_numpy(np.flatnonzero(mine)).to(self.dev)
+        values = torch.zeros(games.n, device=self.dev)
         if len(idx):
             logits[idx] = self.agent.pi(obs[idx])
             values[idx] = self.agent.vf(obs[idx]).squeeze(1)
         for k in np.unique(role[role >= SNAPSHOT]).tolist():
-            rows = torch.from_numpy(np.flatnonzero(role == k)).to(self.device)
+            rows = torch.from_numpy(np.flatnonzero(role == k)).to(self.dev)
             logits[rows] = self.snapshot_nets[k - SNAPSHOT](obs[rows])
         logits = masked_logits(logits, mask)
         actions = sample(logits)
@@ -314,9 +318,9 @@ class Trainer:
         return actions.cpu().numpy(), logp, values, mask, mine
 
     # ------------------------------------------------------------------ PPO
-    def rollout(self, games: Games, writer: Any, bar: Any) -> dict[str, torch.Tensor]:
+    def rollout(self, games: Games) -> dict[str, torch.Tensor]:
         cfg, n, T, P = self.cfg, games.n, self.cfg.ppo.n_steps, self.players
-        dev = self.device
+        dev = self.dev
         obs_b = torch.zeros((T, n, self.obs_dim), device=dev)
         mask_b = torch.zeros((T, n, self.num_actions), dtype=torch.bool, device=dev)
         act_b = torch.zeros((T, n), dtype=torch.long, device=dev)
@@ -344,16 +348,13 @@ class Trainer:
             for kind, score in outcomes:
                 self.recent[kind].append(score)
             for i in np.flatnonzero(v["done"]).tolist():  # terminal rewards to each learner seat's last decision
-                self.state.episodes += 1
+                self.episodes += 1
                 for s in range(P):
                     if last[i, s] >= 0:
                         rew_b[last[i, s], i] += v["rewards"][i, s]
                         term_b[last[i, s], i] = True
                 last[i] = -1
-            steps = int(mine.sum())
-            self.state.steps += steps
-            if bar is not None:
-                bar.update(steps)
+            self.steps += int(mine.sum())
         adv_b = chain_advantages(val_b, rew_b, term_b, seat_b, mine_b, cfg.ppo.gamma, cfg.ppo.gae_lambda, P)
         flat = torch.from_numpy(np.flatnonzero(mine_b.reshape(-1))).to(dev)
         adv_t = torch.from_numpy(adv_b.reshape(-1)).to(dev)[flat]
@@ -374,7 +375,7 @@ class Trainer:
         if size == 0:
             return {}
         for _ in range(p.n_epochs):
-            order = torch.randperm(size, device=self.device)
+            order = torch.randperm(size, device=self.dev)
             for start in range(0, size, p.batch_size):
                 mb = order[start : start + p.batch_size]
                 logits = masked_logits(self.agent.pi(data["obs"][mb]), data["mask"][mb])
@@ -400,176 +401,3 @@ class Trainer:
                 stats["value_loss"].append(float(v_loss.detach()))
                 stats["entropy"].append(float(entropy.detach()))
         return {k: float(np.mean(x)) for k, x in stats.items()}
-
-
-# ---------------------------------------------------------------------------- main entry
-
-
-def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = None) -> dict[str, Any]:
-    """Train (or resume) a selfplay run; returns the summary (also written to ``summary.json``)."""
-    invoked = time.time()
-    if cfg.network != "mlp" or cfg.bc_games or cfg.init_policy:
-        raise TrainConfigError(
-            "backend 'selfplay' trains the mlp network from random weights (no bc_games, init_policy)"
-        )
-    rules = RulesConfig.resolve(cfg.rules)
-    run_dir = cfg.run_dir
-    if progress is None:
-        progress = sys.stderr.isatty()
-    ident = identity(cfg, rules)
-    if resume:
-        check_resume(run_dir, ident, "model.pt")
-    elif (run_dir / "checkpoint").exists():
-        raise RunDirError(f"{run_dir} already holds a run; use --resume to continue it or --set name=... for a new one")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(
-        run_dir / "config.json", {"config": cfg.to_dict(), "identity": ident, "command": " ".join(sys.argv)}
-    )
-    device = resolve_device(cfg.device)
-    if cfg.selfplay.torch_threads:
-        torch.set_num_threads(cfg.selfplay.torch_threads)
-    torch.manual_seed(cfg.seed)
-    trainer = Trainer(cfg, rules, run_dir, device, progress)
-    if resume:
-        trainer.load()
-    s = trainer.state
-    sp = cfg.selfplay
-    print(
-        f"{cfg.name}: rules {rules.name}, {max(1, sp.workers) * sp.games_per_worker} games in "
-        f"{sp.workers or 'no'} worker process(es), learner on {device}"
-    )
-    from torch.utils.tensorboard import SummaryWriter
-
-    writer = SummaryWriter(str(run_dir / "tb"))
-    games = Games(cfg, rules, cfg.seed + s.steps)  # a resumed run starts new games (documented)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=cfg.total_steps, initial=s.steps, unit="step", dynamic_ncols=True)
-    interrupted = out_of_time = False
-    start = t0 = time.time()
-    steps0 = s.steps
-    _interrupt_on_sigterm()
-    try:
-        games.set_snapshots(s.snapshots)
-        for kind, score in games.reset():
-            trainer.recent[kind].append(score)
-        while s.steps < cfg.total_steps:
-            if cfg.max_seconds and time.time() - invoked > cfg.max_seconds:
-                out_of_time = True
-                break
-            t_roll = time.time()
-            data = trainer.rollout(games, writer, bar)
-            t_upd = time.time()
-            stats = trainer.update(data)
-            now = time.time()
-            s.wall_seconds += now - t0
-            t0 = now
-            for k, x in stats.items():
-                writer.add_scalar(f"train/{k}", x, s.steps)
-            rate = (s.steps - steps0) / max(now - start, 1e-9)
-            writer.add_scalar("perf/learner_steps_per_s", rate, s.steps)
-            writer.add_scalar("perf/rollout_s", t_upd - t_roll, s.steps)
-            writer.add_scalar("perf/update_s", now - t_upd, s.steps)
-            for kind, scores in trainer.recent.items():
-                if len(scores) >= 10:
-                    writer.add_scalar(f"rollout/score_vs_{KINDS[kind]}", float(np.mean(scores)), s.steps)
-                    trainer.recent[kind] = scores[-200:]
-            if bar is not None:
-                bar.set_postfix_str(f"{rate:,.0f} steps/s" + _postfix(s.evals))
-            if s.steps - s.last_snapshot >= cfg.pool.snapshot_every:
-                trainer.snapshot(games)
-            if s.steps - s.last_eval >= cfg.eval_every:
-                trainer.evaluate(writer)
-                t0 = time.time()  # evaluation time is not training time
-            if s.steps - s.last_checkpoint >= cfg.checkpoint_every:
-                trainer.save()
-    except KeyboardInterrupt:
-        interrupted = True
-        print("\ninterrupted: writing a checkpoint ...", file=sys.stderr)
-    finally:
-        s.wall_seconds += time.time() - t0
-        games.close()
-        if bar is not None:
-            bar.close()
-    trainer.save()
-    session = time.time() - start
-    if interrupted:
-        writer.close()
-        print(f"checkpoint written to {run_dir / 'checkpoint'}; continue with --resume", file=sys.stderr)
-        return {"interrupted": True, "steps": s.steps}
-    if not s.evals or s.evals[-1]["step"] != s.steps:
-        trainer.evaluate(writer)
-    writer.close()
-    trainer.save()
-    policy = trainer.export(run_dir / "policy", {**trainer.provenance(), "stopped_by": _stopped(out_of_time)})
-    plot_curves(s.evals, run_dir / "learning_curve.png", f"{cfg.name} ({rules.name}, selfplay, from zero)")
-    last = s.evals[-1]
-    summary = {
-        "run": cfg.name,
-        "steps": s.steps,
-        "episodes": s.episodes,
-        "wall_seconds": round(s.wall_seconds, 1),
-        "this_session_seconds": round(session, 1),
-        "learner_steps_per_s": round((s.steps - steps0) / max(session, 1e-9), 1),
-        "stopped_by": _stopped(out_of_time),
-        **{f"vs_{k}": last[k] for k in ("random", "heuristic", "expert") if k in last},
-        "policy": str(policy.with_suffix(".npz")),
-    }
-    write_json_atomic(run_dir / "summary.json", summary)
-    print(
-        f"done: {cfg.name} {s.steps:,} learner steps in {s.wall_seconds:.0f}s "
-        f"({summary['learner_steps_per_s']:,.0f}/s this session); win rate vs random {last['random']['win_rate']:.0%}, "
-        f"vs heuristic {last['heuristic']['win_rate']:.0%} ({last['random']['games']} games each); bot: {policy}.npz"
-    )
-    return summary
-
-
-def _stopped(out_of_time: bool) -> str:
-    return "max_seconds" if out_of_time else "total_steps"
-
-
-def _postfix(evals: list[dict[str, Any]]) -> str:
-    if not evals:
-        return ""
-    e = evals[-1]
-    return ", " + ", ".join(f"vs {k} {e[k]['win_rate']:.0%}" for k in ("random", "heuristic", "expert") if k in e)
-
-
-def _interrupt_on_sigterm() -> None:
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-
-
-def plot_curves(evals: list[dict[str, Any]], path: Path, title: str) -> None:
-    """Win rate (95% CI) against each evaluation opponent over learner steps and over wall-clock minutes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    colors = {"random": "tab:blue", "heuristic": "tab:red", "expert": "tab:purple"}
-    for ax, key, label in ((axes[0], "step", "learner steps"), (axes[1], "wall_seconds", "wall-clock minutes")):
-        xs = [e[key] / (60.0 if key == "wall_seconds" else 1.0) for e in evals]
-        for opponent, color in colors.items():
-            if not all(opponent in e for e in evals):
-                continue
-            ax.plot(xs, [e[opponent]["win_rate"] for e in evals], marker="o", color=color, label=f"vs {opponent}")
-            lo = [e[opponent]["ci_low"] for e in evals]
-            hi = [e[opponent]["ci_high"] for e in evals]
-            ax.fill_between(xs, lo, hi, color=color, alpha=0.15)
-        ax.set_xlabel(label)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("win rate (shared = 1/k; 95% CI)")
-    axes[0].set_ylim(0, 1)
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
