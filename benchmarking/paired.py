@@ -7,9 +7,10 @@ per seat rotation, so every bot meets the same cards from every seat, and report
 * by **position in turn order** (0 = the start player the seed drew, CORE-01-03-03) and by **last-turn seat**
   (:func:`benchmarking.runner.last_turn_seat`) or not: games, outright wins, shared victories, losses and the
   score (a victory shared by k counts 1/k, CORE-01-09-04), with 95% Wilson intervals;
-* in 2 players, the **conversion rate** (outright wins from the last-turn seat) and the **loss rate from the
-  other seat**: between bots of equal strength nearly every game is a shared 7-7, and a stronger bot shows
-  itself by converting its last turn more often and losing less from the other seat;
+* the **conversion rate** (outright wins from the last-turn seat) and the **loss rate from the other
+  seats**, with 95% Wilson intervals: between bots of equal strength nearly every 2-player game is a shared
+  7-7, and a stronger bot shows itself by converting its last turn more often and losing less from the other
+  seat;
 * the **deal score**: the bot's mean score per deal, with a 95% interval over deals (deals are independent,
   the games of one deal are not);
 * for two bots that met on a deal exactly twice with the seats swapped (2 players), the **pentanomial** counts
@@ -186,15 +187,16 @@ class PairedSummary:
                 "deal_score": _r(mean),
                 "deal_score_ci95": [_r(lo), _r(hi)],
             }
-            if self.players == 2:
-                row["conversion_from_last_turn"] = _r(b.last_turn.rate("outright"))
-                row["loss_rate_from_other_seat"] = _r(b.other.rate("lost"))
+            row["conversion_from_last_turn"] = _r(b.last_turn.rate("outright"))
+            row["conversion_from_last_turn_ci95"] = [_r(x) for x in b.last_turn.ci("outright")]
+            row["loss_rate_from_other_seat"] = _r(b.other.rate("lost"))
+            row["loss_rate_from_other_seat_ci95"] = [_r(x) for x in b.other.ci("lost")]
             out["bots"].append(row)
         out["pentanomial"] = [p.to_dict() for p in self.pairs]
         return out
 
     def table(self) -> str:
-        """Markdown: per bot and seat the outcome rates; in 2 players the conversion and loss rates; pairs."""
+        """Markdown: per bot and seat the outcome rates; per bot the conversion and loss rates; pairs."""
         pct = "{:.1%}".format
         lines = [
             f"paired deals: {self.deals} deals, {self.games} games, {self.players} players; position 0 is the start "
@@ -215,14 +217,13 @@ class PairedSummary:
         for b in self.bots:
             mean, lo, hi = b.deal_ci95()
             text = f"{b.name}: deal score {pct(mean)} (95% CI over deals {pct(lo)} .. {pct(hi)})"
-            if self.players == 2:
-                c_lo, c_hi = b.last_turn.ci("outright")
-                l_lo, l_hi = b.other.ci("lost")
-                text += (
-                    f"; conversion from the last-turn seat {pct(b.last_turn.rate('outright'))} ({pct(c_lo)} .. "
-                    f"{pct(c_hi)}), loss rate from the other seat {pct(b.other.rate('lost'))} ({pct(l_lo)} .. "
-                    f"{pct(l_hi)})"
-                )
+            c_lo, c_hi = b.last_turn.ci("outright")
+            l_lo, l_hi = b.other.ci("lost")
+            other = "the other seat" if self.players == 2 else "the other seats"
+            text += (
+                f"; conversion from the last-turn seat {pct(b.last_turn.rate('outright'))} ({pct(c_lo)} .. "
+                f"{pct(c_hi)}), loss rate from {other} {pct(b.other.rate('lost'))} ({pct(l_lo)} .. {pct(l_hi)})"
+            )
             lines.append(text)
         for p in self.pairs:
             lo, hi = p.ci95()

@@ -424,6 +424,8 @@ class EntrantStats:
     influence_sum: int = 0
     return_sum: float = 0.0
     latencies: list[float] = field(default_factory=list)
+    #: CPU seconds per decision (``time.process_time``: the bot's own work, less sensitive to a loaded machine).
+    cpu: list[float] = field(default_factory=list)
 
     @property
     def win_rate(self) -> float:
@@ -450,12 +452,24 @@ class EntrantStats:
             return 1000.0 * statistics.median(data)
         return 1000.0 * data[min(len(data) - 1, int(q * len(data)))]
 
+    def cpu_ms(self, q: float) -> float:
+        """A quantile of the CPU time per decision in milliseconds (0.5 median, 0.99 p99, 1.0 max); nan without
+        decisions."""
+        if not self.cpu:
+            return float("nan")
+        data = sorted(self.cpu)
+        if q == 0.5:
+            return 1000.0 * statistics.median(data)
+        return 1000.0 * data[min(len(data) - 1, int(q * len(data)))]
+
     def add(self, result: GameResult, seat: int) -> None:
         k = len(result.winners)
         self.games += 1
         self.influence_sum += result.influence[seat]
         self.return_sum += result.returns[seat]
         self.latencies.extend(result.latencies[seat])
+        if result.cpu:
+            self.cpu.extend(result.cpu[seat])
         if seat in result.winners:
             self.wins_exact += Fraction(1, k)
             self.wins = float(self.wins_exact)
@@ -492,8 +506,8 @@ class MatchResult:
         lines = [
             f"{self.config}: {self.games} games, seed {self.seed}, seats {seats}; a victory shared by k counts 1/k",
             "| entrant | games | wins | outright | shared | win rate | 95% CI (Wilson) | mean Influence "
-            "| mean return | decision ms (median / p99) |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| mean return | decision ms (median / p99) | decision CPU ms (median / p99 / max) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for e in self.entrants:
             lo, hi = e.ci95
@@ -501,7 +515,8 @@ class MatchResult:
                 f"| {e.label} | {e.games} | {format_wins(e.wins_exact)} | {e.outright} | {e.shared} | "
                 f"{e.win_rate:.1%} | "
                 f"{lo:.1%} .. {hi:.1%} | {e.mean_influence:.2f} | {e.mean_return:+.3f} | "
-                f"{e.latency_ms(0.5):.2f} / {e.latency_ms(0.99):.2f} |"
+                f"{e.latency_ms(0.5):.2f} / {e.latency_ms(0.99):.2f} | "
+                f"{e.cpu_ms(0.5):.2f} / {e.cpu_ms(0.99):.2f} / {e.cpu_ms(1.0):.2f} |"
             )
         lines += [f"forfeit: game {f['game']}, seat {f['seat']} ({f['bot']}): {f['reason']}" for f in self.forfeits()]
         return "\n".join(lines)
@@ -526,6 +541,9 @@ class MatchResult:
                     "mean_return": round(e.mean_return, 6),
                     "decision_ms_median": _ms(e.latency_ms(0.5)),
                     "decision_ms_p99": _ms(e.latency_ms(0.99)),
+                    "decision_cpu_ms_median": _ms(e.cpu_ms(0.5)),
+                    "decision_cpu_ms_p99": _ms(e.cpu_ms(0.99)),
+                    "decision_cpu_ms_max": _ms(e.cpu_ms(1.0)),
                 }
             )
         return out

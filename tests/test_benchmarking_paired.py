@@ -11,7 +11,7 @@ import pytest
 from balance_control.cli import main
 from bc_env.rules import Game, RulesConfig
 from benchmarking.paired import DealGame, summarize, summarize_match
-from benchmarking.runner import last_turn_seat, match_schedule, play_match
+from benchmarking.runner import EntrantStats, entrant_seats, last_turn_seat, match_schedule, play_match
 from policies import RandomPolicy
 
 
@@ -98,6 +98,11 @@ def test_match_paired_json_and_errors(capsys, tmp_path):
     bots = {b["bot"]: b for b in doc["paired"]["bots"]}
     assert doc["paired"]["deals"] == 1 and set(bots) == {"random", "heuristic"}
     assert {"conversion_from_last_turn", "loss_rate_from_other_seat", "by_position"} <= set(bots["heuristic"])
+    h = bots["heuristic"]
+    assert h["conversion_from_last_turn_ci95"] == h["last_turn_seat"]["outright_ci95"]
+    assert h["loss_rate_from_other_seat_ci95"] == h["other_seats"]["lost_ci95"]
+    times = [{k: e[k] for k in e if k.startswith("decision_cpu_ms_")} for e in doc["entrants"]]
+    assert all(t["decision_cpu_ms_median"] <= t["decision_cpu_ms_p99"] <= t["decision_cpu_ms_max"] for t in times)
     with pytest.raises(SystemExit, match="--paired rotates the seats"):
         main(["match", "--games", "2", "--paired", "--fixed-seats"])
 
@@ -112,3 +117,31 @@ def test_tournament_paired_prints_the_paired_evaluation(capsys, tmp_path):
     assert main(["rate", str(log), "--paired"]) == 0  # the same tables from the log
     head = "## core-2p [t.jsonl]: paired deals"
     assert capsys.readouterr().out.split(head)[1] == out.split(head)[1]
+
+
+def test_cpu_time_quantiles_per_entrant():
+    e = EntrantStats("x", cpu=[k / 1000 for k in range(200, 0, -1)])  # 1 .. 200 ms, unsorted
+    assert (e.cpu_ms(0.5), e.cpu_ms(0.99), e.cpu_ms(1.0)) == pytest.approx((100.5, 199.0, 200.0))
+    assert math.isnan(EntrantStats("y").cpu_ms(0.5))
+
+
+def test_a_paired_4p_match_reports_the_bot_against_the_rest_with_its_cpu_times():
+    """What issue 27's measurements read: one bot against the same bot in every other seat, on paired deals."""
+    match = play_match("core-4p", ["heuristic", "random", "random", "random"], 4, 9, paired=True)
+    seat_of = [entrant_seats(r.index, 4)[0] for r in match.results]
+    assert sorted(seat_of) == [0, 1, 2, 3]
+    mine = [t for r, s in zip(match.results, seat_of) for t in r.cpu[s]]
+    row = match.rows()[0]
+    assert row["entrant"] == "heuristic" and row["decision_cpu_ms_max"] == pytest.approx(1000 * max(mine), abs=1e-4)
+    assert "decision CPU ms (median / p99 / max)" in match.table()
+    s = summarize_match(match)
+    assert [b.name for b in s.bots] == ["heuristic", "random#1", "random#2", "random#3"]
+    h = s.bots[0]
+    assert (h.last_turn.games, h.other.games) == (
+        sum(r.last_turn == s_ for r, s_ in zip(match.results, seat_of)),
+        4 - h.last_turn.games,
+    )
+    d = s.to_dict()["bots"][0]
+    assert d["conversion_from_last_turn"] == pytest.approx(h.last_turn.rate("outright"), abs=1e-6)
+    assert d["loss_rate_from_other_seat_ci95"] == [pytest.approx(x, abs=1e-6) for x in h.other.ci("lost")]
+    assert "heuristic: deal score" in s.table() and "loss rate from the other seats" in s.table()

@@ -42,7 +42,13 @@ MATCH_FILES = [
     ("core-2p", ["heuristic", "random"], 9, 3),
     ("core-4p", ["random", "heuristic", "random", "random"], 2, 4),
 ]
-TIMING = ("decision_ms_median", "decision_ms_p99")
+TIMING = (
+    "decision_ms_median",
+    "decision_ms_p99",
+    "decision_cpu_ms_median",
+    "decision_cpu_ms_p99",
+    "decision_cpu_ms_max",
+)
 
 
 def _digest(text: str) -> str:

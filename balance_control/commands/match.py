@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--paired",
         action="store_true",
-        help="paired deals: each deal (seed) played once in every seat rotation; prints per-seat outcome rates",
+        help="paired deals: each deal (seed) played once in every seat rotation; prints per-seat outcome rates, "
+        "the conversion from the last-turn seat and the loss rate from the other seats (Wilson 95%%)",
     )
     add_move_time_argument(parser)
     parser.add_argument(
