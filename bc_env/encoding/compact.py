@@ -18,13 +18,13 @@ import numpy as np
 
 from bc_env.rules import Game, RulesConfig
 from bc_env.rules.components import build_catalogue
-from bc_env.rules.decisions import Resolution
+from bc_env.rules.decisions import MoveTo, Resolution
 from bc_env.rules.topology import get_topology
 
 #: The name (and version) of this layout; a change of layout or of any value gets a new name.
 COMPACT_LAYOUT = "compact-v1"
 #: Board planes, in order (the per-player influence planes follow: one per relative player).
-COMPACT_PLANES = ("kind", "resort", "value", "frontier")
+COMPACT_PLANES = ("kind", "resort", "value", "resolved", "frontier")
 #: Phase ids of the ``phase`` value (the core phases; index into this tuple).
 COMPACT_PHASES = ("place_tile", "political", "move_to", "pay", "gain", "over")
 #: Per-relative-player counts of the ``players`` block, in order (``P`` values each).
@@ -76,7 +76,9 @@ class CompactEncoder:
         add("bank", (R + 1,))  # finite bank stock per resort, then 1 if the bank is finite
         add("noise", (R,))
         add("game", (6,))  # gate open, draw pile size, discard size, round, turns in round, phase id
-        add("effect", (1 + 2 * R,))  # effect id (0 none, 1 formalize, 2 convert), paid per resort, gains per resort
+        # effect id (0 none, 1 formalize, 2 convert), ContextTile cell, Move source cell (-1: none), Resources paid
+        # per resort, gains offered per resort
+        add("effect", (3 + 2 * R,))
         self.spec = spec
         self.size_total = off
         self.board_size = (len(COMPACT_PLANES) + P) * N
@@ -114,7 +116,7 @@ class CompactEncoder:
             raise ValueError(f"observer must be a seat 0..{P - 1}, got {observer!r}")
         m: Any = memoryview(out).cast("B").cast("f")
         m[:] = self._template  # zeros, kind -1 off the table
-        tile_at, kind_at, infl = g.tile_at, g.kind_at, g.infl
+        tile_at, kind_at, infl, resolved = g.tile_at, g.kind_at, g.infl, g.resolved
         resort_of, value_of = self._resort_list, self._value_list
         inf = self._o_influence
         for c in g.board:  # occupied cells
@@ -122,6 +124,8 @@ class CompactEncoder:
             m[c] = kind_at[c] + 1  # engine kind + 1 (components.KIND_NAMES); 0 empty
             m[N + c] = resort_of[t]
             m[2 * N + c] = value_of[t]
+            if resolved[c]:  # a Hotspot resolved (CORE-01-07)
+                m[3 * N + c] = 1.0
             base = c * P
             for k in range(P):
                 p = obs + k
@@ -131,7 +135,7 @@ class CompactEncoder:
                 if x:
                     m[inf + k * N + c] = x
         for c in g.frontier:  # the placement frontier (RULINGS R3)
-            m[3 * N + c] = 1.0
+            m[4 * N + c] = 1.0
         b = self._o_hand
         t = g.drawn
         if t >= 0:
@@ -178,14 +182,19 @@ class CompactEncoder:
         m[b + 3] = g.round
         m[b + 4] = g.turns_in_round
         m[b + 5] = self._phase[g.phase_name]
-        if isinstance(dec, Resolution):  # the effect, the Resources paid so far, the gains chosen
-            b = self._o_effect
+        b = self._o_effect
+        m[b + 1] = -1.0
+        m[b + 2] = -1.0
+        if isinstance(dec, MoveTo):
+            m[b + 2] = dec.src
+        elif isinstance(dec, Resolution):  # the effect, its ContextTile, the Resources paid so far, the gains
             m[b] = self._effect[dec.effect]
+            m[b + 1] = dec.tile
             for r in dec.paid:
-                m[b + 1 + r] += 1.0
+                m[b + 3 + r] += 1.0
             if dec.kind == "gain":
                 for r in dec.gains:
-                    m[b + 1 + R + r] = 1.0
+                    m[b + 3 + R + r] = 1.0
 
 
 def compact_digest(preset: str, seed: int, steps: int = 200) -> str:
