@@ -82,6 +82,9 @@ class CompactEncoder:
         self.spec = spec
         self.size_total = off
         self.board_size = (len(COMPACT_PLANES) + P) * N
+        #: Bounds of every value (an observation space's): -1 (off the table, none) up to unbounded counts.
+        self.low = np.full(off, -1.0, dtype=np.float32)
+        self.high = np.full(off, np.inf, dtype=np.float32)
         o = {k: v[0] for k, v in spec.items()}
         self._o_influence, self._o_hand, self._o_players = o["influence"], o["hand"], o["players"]
         self._o_resources, self._o_seats, self._o_bank = o["resources"], o["seats"], o["bank"]
