@@ -11,8 +11,8 @@ given too. The AEC loop is ``bc_env.bench.env``'s (``agent_iter`` -> ``last()`` 
 The batched loop draws one random legal action per game from the mask (``argmax`` of uniform noise over the legal
 entries, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
 steps (the machine's total). ``--memory N`` measures the resident memory (``/proc/self/statm``) a batched env of N
-games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games (each layout in a
-fresh process). ``--obs-layout`` picks the batched env's observation layout (``core`` or ``compact-v1``; repeat it
+games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games
+(each layout in a fresh process). ``--obs-layout`` picks the batched env's observation layout (``core`` or ``compact-v1``; repeat it
 for a row of each); the AEC env always encodes the core layout.
 """
 
