@@ -12,8 +12,8 @@ The batched loop draws one random legal action per game from the mask (``argmax`
 entries, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
 steps (the machine's total). ``--memory N`` measures the resident memory (``/proc/self/statm``) a batched env of N
 games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games
-(each layout in a fresh process). ``--obs-layout`` picks the batched env's observation layout (``core`` or ``compact-v1``; repeat it
-for a row of each); the AEC env always encodes the core layout.
+(each layout in a fresh process). ``--obs-layout`` picks the batched env's observation layout (``core`` or
+``compact-v1``; repeat it for a row of each); the AEC env always encodes the core layout.
 """
 
 from __future__ import annotations
