@@ -29,7 +29,7 @@ NOT_COMPILED = {
 
 #: Modules outside bc_env/rules compiled with the engine (same group: they read the engine's native classes directly).
 #: The hot paths of an environment step beside the engine (issue 19, item 3) and the batched env's loop (issue 26).
-COMPILED_OUTSIDE_RULES = ["bc_env/encoding/observation.py", "bc_env/vector/_loop.py"]
+COMPILED_OUTSIDE_RULES = ["bc_env/encoding/observation.py", "bc_env/encoding/compact.py", "bc_env/vector/_loop.py"]
 
 #: The shared library that holds the compiled modules: a top-level module bc_env_rules__mypyc.
 GROUP = "bc_env_rules"

@@ -27,9 +27,10 @@ from types import ModuleType
 PACKAGE = "bc_env.rules"
 RULES_DIR = Path(__file__).resolve().parent / "rules"
 #: Modules outside the engine package that setup.py compiles with it (its COMPILED_OUTSIDE_RULES).
-COMPILED_MODULES = ("bc_env.encoding.observation", "bc_env.vector._loop")
+COMPILED_MODULES = ("bc_env.encoding.observation", "bc_env.encoding.compact", "bc_env.vector._loop")
 COMPILED_SOURCES = (
     Path(__file__).resolve().parent / "encoding" / "observation.py",
+    Path(__file__).resolve().parent / "encoding" / "compact.py",
     Path(__file__).resolve().parent / "vector" / "_loop.py",
 )
 

@@ -4,13 +4,16 @@ run, both with the full observation and the mask of every decision, uniformly ra
     python -m bc_env.bench.vector --config core-4p --seconds 10 --num-envs 64
     python -m bc_env.bench.vector --config core-4p --seconds 10 --processes 16     # total over 16 processes
     python -m bc_env.bench.vector --config core-4p --memory 2048 --memory-steps 100  # resident memory per game
+    python -m bc_env.bench.vector --config core-4p --obs-layout core --obs-layout compact-v1  # both layouts
 
 Rates are per CPU second of the process (``time.process_time``, robust on a shared machine); the wall-clock rate is
 given too. The AEC loop is ``bc_env.bench.env``'s (``agent_iter`` -> ``last()`` -> random legal action -> ``step``).
 The batched loop draws one random legal action per game from the mask (``argmax`` of uniform noise over the legal
 entries, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
 steps (the machine's total). ``--memory N`` measures the resident memory (``/proc/self/statm``) a batched env of N
-games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games.
+games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games
+(each layout in a fresh process). ``--obs-layout`` picks the batched env's observation layout (``core`` or
+``compact-v1``; repeat it for a row of each); the AEC env always encodes the core layout.
 """
 
 from __future__ import annotations
@@ -32,10 +35,10 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(np.where(mask, rng.random(mask.shape, dtype=np.float32), -1.0), axis=1)
 
 
-def bench_vector(config: str, num_envs: int, seconds: float, seed: int = 0) -> EnvBenchResult:
+def bench_vector(config: str, num_envs: int, seconds: float, seed: int = 0, obs_layout: str = "core") -> EnvBenchResult:
     from bc_env.vector import SelfPlayVectorEnv
 
-    env = SelfPlayVectorEnv(config, num_envs, seed=seed)
+    env = SelfPlayVectorEnv(config, num_envs, seed=seed, obs_layout=obs_layout)
     rng = np.random.default_rng(seed)
     _obs, mask, _ = env.reset()
     steps = games = 0
@@ -50,21 +53,23 @@ def bench_vector(config: str, num_envs: int, seconds: float, seed: int = 0) -> E
         steps += num_envs
         games += int(done.sum())
     cpu, wall = time.process_time() - start, time.perf_counter() - wall
-    name = f"SelfPlayVectorEnv({config}, {num_envs})"
+    name = f"SelfPlayVectorEnv({config}, {num_envs}, {obs_layout})"
     print(f"({name}: {picking / cpu:.0%} of its CPU time went to choosing the random actions)", flush=True)
     return EnvBenchResult(name, games, steps, cpu, wall)
 
 
-def _worker(args: tuple[str, int, float, int]) -> tuple[int, int, float, float]:
+def _worker(args: tuple[str, int, float, int, str]) -> tuple[int, int, float, float]:
     r = bench_vector(*args)
     return r.steps, r.games, r.seconds, r.wall
 
 
-def bench_processes(config: str, num_envs: int, seconds: float, processes: int) -> tuple[int, float, float]:
+def bench_processes(
+    config: str, num_envs: int, seconds: float, processes: int, obs_layout: str = "core"
+) -> tuple[int, float, float]:
     """K processes at once: (total steps, total CPU seconds, wall seconds)."""
     t = time.perf_counter()
     with mp.get_context("spawn").Pool(processes) as pool:
-        out = pool.map(_worker, [(config, num_envs, seconds, 1000 * k) for k in range(processes)])
+        out = pool.map(_worker, [(config, num_envs, seconds, 1000 * k, obs_layout) for k in range(processes)])
     wall = time.perf_counter() - t
     return sum(o[0] for o in out), sum(o[2] for o in out), max(o[3] for o in out) if out else wall
 
@@ -74,12 +79,12 @@ def rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def bench_memory(config: str, num_envs: int, steps: int, seed: int = 0) -> dict[str, Any]:
+def bench_memory(config: str, num_envs: int, steps: int, seed: int = 0, obs_layout: str = "core") -> dict[str, Any]:
     from bc_env.vector import SelfPlayVectorEnv
 
-    SelfPlayVectorEnv(config, 1).reset()  # imports and per-config caches before the baseline
+    SelfPlayVectorEnv(config, 1, obs_layout=obs_layout).reset()  # imports and per-config caches before the baseline
     before = rss_bytes()
-    env = SelfPlayVectorEnv(config, num_envs, seed=seed)
+    env = SelfPlayVectorEnv(config, num_envs, seed=seed, obs_layout=obs_layout)
     _obs, mask, _ = env.reset()
     rng = np.random.default_rng(seed)
     for _ in range(steps):
@@ -97,7 +102,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--processes", type=int, default=0, help="also run this many batched envs at once")
     ap.add_argument("--memory", type=int, default=0, help="measure the resident memory of this many games")
     ap.add_argument("--memory-steps", type=int, default=100)
+    ap.add_argument(
+        "--obs-layout",
+        action="append",
+        choices=("core", "compact-v1"),
+        help="observation layout of the batched env (repeat for several rows; default core)",
+    )
     args = ap.parse_args(argv)
+    layouts = args.obs_layout or ["core"]
     from bc_env.rules import COMPILED
 
     load = os.getloadavg()
@@ -109,27 +121,32 @@ def main(argv: list[str] | None = None) -> None:
         import bc_env
 
         aec = bench_aec(f"AEC env ({args.config})", lambda: bc_env.env(args.config), args.seconds)
-        vec = bench_vector(args.config, args.num_envs, args.seconds)
+        vecs = [bench_vector(args.config, args.num_envs, args.seconds, obs_layout=lay) for lay in layouts]
         print("| loop | games | steps/game | steps/CPU-s | us/step | steps/wall-s |")
         print("|---|---|---|---|---|---|")
         print(aec.row())
-        print(vec.row())
-        print(f"batched / AEC, per CPU second: {vec.steps_per_s / aec.steps_per_s:.2f}x")
+        for vec in vecs:
+            print(vec.row())
+        for lay, vec in zip(layouts, vecs, strict=True):
+            print(f"batched ({lay}) / AEC (core), per CPU second: {vec.steps_per_s / aec.steps_per_s:.2f}x")
     if args.processes:
-        steps, cpu, wall = bench_processes(args.config, args.num_envs, args.seconds, args.processes)
-        print(
-            f"{args.processes} processes x SelfPlayVectorEnv({args.config}, {args.num_envs}): {steps:,} steps, "
-            f"{steps / wall:,.0f} steps/wall-s in total ({steps / cpu:,.0f} per CPU-s)"
-        )
+        for lay in layouts:
+            steps, cpu, wall = bench_processes(args.config, args.num_envs, args.seconds, args.processes, lay)
+            print(
+                f"{args.processes} processes x SelfPlayVectorEnv({args.config}, {args.num_envs}, {lay}): "
+                f"{steps:,} steps, {steps / wall:,.0f} steps/wall-s in total ({steps / cpu:,.0f} per CPU-s)"
+            )
     if args.memory:
-        m = bench_memory(args.config, args.memory, args.memory_steps)
-        per = m["rss_bytes"] / m["games"]
-        mib, arrays = m["rss_bytes"] / 2**20, m["arrays_bytes"] / 2**20
-        print(
-            f"memory: {m['games']:,} games of {args.config} after {m['steps']} batch steps: {mib:,.0f} MiB resident "
-            f"({per / 1024:,.1f} KiB per game; output arrays {arrays:,.0f} MiB); "
-            f"16,384 games extrapolated: {per * 16384 / 2**30:,.2f} GiB"
-        )
+        for lay in layouts:
+            with mp.get_context("spawn").Pool(1) as pool:  # a fresh process per layout: no memory freed by another
+                m = pool.apply(bench_memory, (args.config, args.memory, args.memory_steps, 0, lay))
+            per = m["rss_bytes"] / m["games"]
+            mib, arrays = m["rss_bytes"] / 2**20, m["arrays_bytes"] / 2**20
+            print(
+                f"memory ({lay}): {m['games']:,} games of {args.config} after {m['steps']} batch steps: "
+                f"{mib:,.0f} MiB resident ({per / 1024:,.1f} KiB per game; output arrays {arrays:,.0f} MiB); "
+                f"16,384 games extrapolated: {per * 16384 / 2**30:,.2f} GiB"
+            )
 
 
 if __name__ == "__main__":

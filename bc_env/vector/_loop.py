@@ -3,7 +3,8 @@ arrays. Compiled with the engine when the engine is (setup.py ``COMPILED_OUTSIDE
 ``COMPILED_MODULES``), and the same code runs as pure Python.
 
 Every array is written through a ``memoryview`` of its memory, never reallocated: the observations row by row with
-``Encoder.encode_into`` (one forked encoder per game, so each keeps its incremental board tracker), the masks as
+the encoder's ``encode_into`` (one ``fork()`` per game: the core ``Encoder``'s is a copy that keeps its own incremental
+board tracker, the stateless ``compact-v1`` encoder's is itself), the masks as
 bytes (a row cleared with one slice assignment, then one byte per legal action).
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bc_env.encoding.observation import Encoder
 from bc_env.rules import Game, RulesConfig
 
 
@@ -27,7 +27,7 @@ class Slots:
     def __init__(
         self,
         config: RulesConfig,
-        encoder: Encoder,
+        encoder: Any,
         obs: Any,
         mask: Any,
         to_move: Any,
@@ -45,7 +45,7 @@ class Slots:
         self.seeds: list[int] = []
         #: The game that ended in each slot at the latest step that ended one there (None before).
         self.ended: list[Game | None] = [None] * n
-        self.encoders: list[Encoder] = [encoder.fork() for _ in range(n)]
+        self.encoders: list[Any] = [encoder.fork() for _ in range(n)]
         self.obs_rows: list[Any] = [obs[i] for i in range(n)]
         self.mask_bytes: Any = memoryview(mask).cast("B")
         self.to_move_view: Any = memoryview(to_move).cast("B").cast("q")

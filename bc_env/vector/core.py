@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from bc_env.encoding import Encoder, encoder_version
+from bc_env.encoding.compact import COMPACT_LAYOUT, CompactEncoder
 from bc_env.env.rewards import check_scheme, terminal_rewards
 from bc_env.rules import Game, IllegalActionError, RulesConfig
 
@@ -20,9 +21,9 @@ from ._loop import Slots
 class SelfPlayVectorEnv:
     """``num_envs`` games of ``config`` side by side; the caller plays every seat of every game.
 
-    * ``reset(seed=None) -> (obs, mask, to_move)``: ``obs`` float32 ``(N, obs_dim)``, the observation (the core
-      flat layout, ``docs/observation.md``) of the seat to move in each game; ``mask`` bool ``(N, num_actions)``,
-      its legal actions; ``to_move`` int64 ``(N,)``, that seat.
+    * ``reset(seed=None) -> (obs, mask, to_move)``: ``obs`` float32 ``(N, obs_dim)``, the observation (by
+      default the core flat layout, ``docs/observation.md``; see ``obs_layout``) of the seat to move in each game;
+      ``mask`` bool ``(N, num_actions)``, its legal actions; ``to_move`` int64 ``(N,)``, that seat.
     * ``step(actions) -> (obs, mask, to_move, rewards, done)``: ``actions`` int ``(N,)``, one legal action per game;
       ``rewards`` float32 ``(N, players)`` is non-zero only in the rows of the games that ended in this call (the
       per-seat terminal rewards of ``reward_scheme``: ``zero_sum`` = ``game.returns()``, RULINGS R9, or ``margin``,
@@ -34,6 +35,8 @@ class SelfPlayVectorEnv:
     views of shared memory: ``training/selfplay/games.py``). ``games[i]`` is the live ``Game`` of slot ``i``,
     ``seeds[i]`` its engine seed (``Game.new(config, seed)``: the AEC env's ``reset(seed=seed)`` starts the same
     game), ``ended[i]`` the game that last ended there.
+    ``obs_layout="compact-v1"`` writes the compact layout instead (``bc_env.encoding.compact``, core configurations
+    only; ``obs_dim`` is its size): about a quarter of the core size, no per-game board tracker.
     Game seeds are drawn from ``np.random.default_rng(seed)`` in slot order, at reset and whenever a game ends, so a
     seed fixes every game and, with the same actions, every output. An illegal action raises
     ``IllegalActionError`` naming the slot before any game changes.
@@ -47,6 +50,7 @@ class SelfPlayVectorEnv:
         *,
         reward_scheme: str = "zero_sum",
         arrays: tuple[np.ndarray, ...] | None = None,
+        obs_layout: str = "core",
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -54,8 +58,15 @@ class SelfPlayVectorEnv:
         self.num_envs = n = int(num_envs)
         self.num_players = p = self.config.players
         self.reward_scheme = check_scheme(reward_scheme)
-        self.encoder = Encoder(self.config)
-        self.encoder_version = encoder_version(self.config)
+        if obs_layout == "core":
+            self.encoder: Encoder | CompactEncoder = Encoder(self.config)
+            self.encoder_version: int | str = encoder_version(self.config)
+        elif obs_layout == COMPACT_LAYOUT:
+            self.encoder = CompactEncoder(self.config)
+            self.encoder_version = COMPACT_LAYOUT
+        else:
+            raise ValueError(f"obs_layout must be 'core' or {COMPACT_LAYOUT!r}, got {obs_layout!r}")
+        self.obs_layout = obs_layout
         self.obs_dim = self.encoder.size_total
         self.num_actions = Game.new(self.config, 0).num_actions
         shapes = {

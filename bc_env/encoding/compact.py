@@ -1,0 +1,218 @@
+"""The compact observation layout ``compact-v1`` (``docs/observation.md``, "Compact layout").
+
+A small seat-relative ``float32`` vector for batched self-play: raw small integers (tile kind ids, counts) instead
+of the core layout's one-hot channels and scaled thermometers, so it is about a quarter of the core size and is
+written with a handful of NumPy slice assignments per step. It keeps no per-game state (no board tracker, never reads
+the event log), so one encoder serves every game. Core configurations only (no expansion). The core layout
+(``observation.py``) is unchanged; this is a separate, named layout with its own version (:data:`COMPACT_LAYOUT`)
+and a test pinning its digests.
+
+Seat-relative as the core layout: relative player ``k`` is the seat ``(observer + k) % num_players``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bc_env.rules import Game, RulesConfig
+from bc_env.rules.components import build_catalogue
+from bc_env.rules.decisions import MoveTo, Resolution
+from bc_env.rules.topology import get_topology
+
+#: The name (and version) of this layout; a change of layout or of any value gets a new name.
+COMPACT_LAYOUT = "compact-v1"
+#: Board planes, in order (the per-player influence planes follow: one per relative player).
+COMPACT_PLANES = ("kind", "resort", "value", "resolved", "frontier")
+#: Phase ids of the ``phase`` value (the core phases; index into this tuple).
+COMPACT_PHASES = ("place_tile", "political", "move_to", "pay", "gain", "over")
+#: Per-relative-player counts of the ``players`` block, in order (``P`` values each).
+PLAYER_FIELDS = ("supply", "on_board", "starting", "deployed", "created", "start_used", "turns_left")
+
+
+class CompactEncoder:
+    """``compact-v1`` observations of one core configuration: :meth:`encode`, :meth:`encode_into`, :attr:`spec`
+    (name -> ``(offset, shape)``), :meth:`views`. Stateless: :meth:`fork` returns the encoder itself."""
+
+    layout = COMPACT_LAYOUT
+
+    def __init__(self, config: RulesConfig | str) -> None:
+        config = RulesConfig.resolve(config)
+        if config.exp01 or config.exp02 or config.exp03:
+            raise ValueError(f"{COMPACT_LAYOUT} covers core configurations only, not {config.name}")
+        self.config = config
+        self.version = COMPACT_LAYOUT
+        topo = get_topology(config.topology, config.table_size)
+        self.size = topo.size
+        self.num_cells = N = topo.num_cells
+        self.num_players = P = config.players
+        self.num_resorts = R = len(config.resorts)
+        cat = build_catalogue(config)
+        self._topo = topo
+        # Tile id + 1 -> resort + 1 / printed value (index 0: no tile).
+        self._resort_of = np.array([0] + [s.resort + 1 if s.resort >= 0 else 0 for s in cat], dtype=np.float32)
+        self._value_of = np.array([0] + [s.value for s in cat], dtype=np.float32)
+        self._kind_of = [s.kind for s in cat]
+        self._off = np.array([not on for on in topo.on_table], dtype=bool)
+        self._phase = {k: i for i, k in enumerate(COMPACT_PHASES)}
+        self._effect = {"formalize": 1, "convert": 2}
+        spec: dict[str, tuple[int, tuple[int, ...]]] = {}
+        off = 0
+
+        def add(name: str, shape: tuple[int, ...]) -> None:
+            nonlocal off
+            spec[name] = (off, shape)
+            off += int(np.prod(shape))
+
+        S = self.size
+        for name in COMPACT_PLANES:
+            add(name, (S, S))
+        add("influence", (P, S, S))
+        add("hand", (3,))  # drawn tile: kind id + 1 (0: none), resort + 1, value
+        add("players", (len(PLAYER_FIELDS), P))
+        add("resources", (P, R))
+        add("seats", (2,))  # start player, player to act (relative; -1: none)
+        add("bank", (R + 1,))  # finite bank stock per resort, then 1 if the bank is finite
+        add("noise", (R,))
+        add("game", (6,))  # gate open, draw pile size, discard size, round, turns in round, phase id
+        # effect id (0 none, 1 formalize, 2 convert), ContextTile cell, Move source cell (-1: none), Resources paid
+        # per resort, gains offered per resort
+        add("effect", (3 + 2 * R,))
+        self.spec = spec
+        self.size_total = off
+        self.board_size = (len(COMPACT_PLANES) + P) * N
+        #: Bounds of every value (an observation space's): -1 (off the table, none) up to unbounded counts.
+        self.low = np.full(off, -1.0, dtype=np.float32)
+        self.high = np.full(off, np.inf, dtype=np.float32)
+        o = {k: v[0] for k, v in spec.items()}
+        self._o_influence, self._o_hand, self._o_players = o["influence"], o["hand"], o["players"]
+        self._o_resources, self._o_seats, self._o_bank = o["resources"], o["seats"], o["bank"]
+        self._o_noise, self._o_game, self._o_effect = o["noise"], o["game"], o["effect"]
+        self._finite_bank = config.bank_stock is not None
+        self._resort_list: list[float] = self._resort_of.tolist()
+        self._value_list: list[float] = self._value_of.tolist()
+        template: Any = np.zeros(off, dtype=np.float32)
+        template[:N][self._off] = -1.0  # kind plane: off the table (RULINGS R2)
+        self._template: Any = memoryview(template).cast("B").cast("f")
+
+    def fork(self) -> CompactEncoder:
+        return self
+
+    def encode(self, game: Game, observer: Any) -> np.ndarray:
+        out = np.zeros(self.size_total, dtype=np.float32)
+        self.encode_into(game, observer, out)
+        return out
+
+    def views(self, vec: np.ndarray) -> dict[str, np.ndarray]:
+        return {k: vec[o : o + int(np.prod(s))].reshape(s) for k, (o, s) in self.spec.items()}
+
+    def encode_into(self, game: Game, observer: Any, out: Any) -> None:
+        """Write the observation of seat ``observer`` into ``out`` (a C-contiguous float32 array of
+        ``size_total``). A template copy, then one store per occupied cell, frontier cell and non-board value."""
+        g = game
+        if g.num_players != self.num_players or g.topo is not self._topo:
+            raise ValueError(f"{COMPACT_LAYOUT} encoder of {self.config.name} got a game of another configuration")
+        obs = int(observer)
+        P, N, R = self.num_players, self.num_cells, self.num_resorts
+        if not 0 <= obs < P:
+            raise ValueError(f"observer must be a seat 0..{P - 1}, got {observer!r}")
+        m: Any = memoryview(out).cast("B").cast("f")
+        m[:] = self._template  # zeros, kind -1 off the table
+        tile_at, kind_at, infl, resolved = g.tile_at, g.kind_at, g.infl, g.resolved
+        resort_of, value_of = self._resort_list, self._value_list
+        inf = self._o_influence
+        for c in g.board:  # occupied cells
+            t = tile_at[c] + 1
+            m[c] = kind_at[c] + 1  # engine kind + 1 (components.KIND_NAMES); 0 empty
+            m[N + c] = resort_of[t]
+            m[2 * N + c] = value_of[t]
+            if resolved[c]:  # a Hotspot resolved (CORE-01-07)
+                m[3 * N + c] = 1.0
+            base = c * P
+            for k in range(P):
+                p = obs + k
+                if p >= P:
+                    p -= P
+                x = infl[base + p]
+                if x:
+                    m[inf + k * N + c] = x
+        for c in g.frontier:  # the placement frontier (RULINGS R3)
+            m[4 * N + c] = 1.0
+        b = self._o_hand
+        t = g.drawn
+        if t >= 0:
+            m[b] = self._kind_of[t] + 1
+            m[b + 1] = resort_of[t + 1]
+            m[b + 2] = value_of[t + 1]
+        b = self._o_players
+        supply, on_board, starting, deployed = g.supply, g.on_board, g.starting, g.deployed
+        created, start_used, res = g.created, g.start_used, g.res
+        rb = self._o_resources
+        for k in range(P):
+            p = obs + k
+            if p >= P:
+                p -= P
+            m[b + k] = supply[p]
+            m[b + P + k] = on_board[p]
+            m[b + 2 * P + k] = starting[p]
+            m[b + 3 * P + k] = deployed[p]
+            m[b + 4 * P + k] = created[p]
+            if start_used[p]:
+                m[b + 5 * P + k] = 1.0
+            m[b + 6 * P + k] = g.turns_left(p)
+            for r in range(R):
+                m[rb + k * R + r] = res[p * R + r]
+        b = self._o_seats
+        m[b] = (g.start_player - obs) % P
+        dec = g.decision
+        m[b + 1] = (dec.owner - obs) % P if dec is not None else -1.0
+        if self._finite_bank:
+            b = self._o_bank
+            bank = g.bank
+            for r in range(R):
+                m[b + r] = bank[r]
+            m[b + R] = 1.0
+        b = self._o_noise
+        noise = g.noise
+        for r in range(R):
+            m[b + r] = noise[r]
+        b = self._o_game
+        if g.formalize_gate_open():
+            m[b] = 1.0
+        m[b + 1] = len(g.draw_pile)
+        m[b + 2] = len(g.discard)
+        m[b + 3] = g.round
+        m[b + 4] = g.turns_in_round
+        m[b + 5] = self._phase[g.phase_name]
+        b = self._o_effect
+        m[b + 1] = -1.0
+        m[b + 2] = -1.0
+        if isinstance(dec, MoveTo):
+            m[b + 2] = dec.src
+        elif isinstance(dec, Resolution):  # the effect, its ContextTile, the Resources paid so far, the gains
+            m[b] = self._effect[dec.effect]
+            m[b + 1] = dec.tile
+            for r in dec.paid:
+                m[b + 3 + r] += 1.0
+            if dec.kind == "gain":
+                for r in dec.gains:
+                    m[b + 3 + R + r] = 1.0
+
+
+def compact_digest(preset: str, seed: int, steps: int = 200) -> str:
+    """A seeded random game's ``compact-v1`` encodings (every seat, every step), hashed (pins the layout)."""
+    import hashlib
+
+    enc = CompactEncoder(preset)
+    g = Game.new(preset, seed)
+    rng = np.random.default_rng(seed)
+    h = hashlib.sha256()
+    for _ in range(steps):
+        if g.is_terminal():
+            break
+        for p in range(g.num_players):
+            h.update(enc.encode(g, p).tobytes())
+        legal = g.legal_actions()
+        g.apply(legal[int(rng.integers(len(legal)))])
+    return h.hexdigest()[:16]

@@ -1,0 +1,187 @@
+"""The ``compact-v1`` observation layout (bc_env/encoding/compact.py, docs/observation.md "Compact layout")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_encoding import _at, _position
+
+from bc_env.encoding.compact import COMPACT_PHASES, CompactEncoder, compact_digest
+from bc_env.rules import Game, RulesConfig, preset_names
+from bc_env.rules.components import KIND_NAMES
+from bc_env.vector import SelfPlayVectorEnv
+
+CORE_PRESETS = [p for p in preset_names() if not (lambda c: c.exp01 or c.exp02 or c.exp03)(RulesConfig.resolve(p))]
+KIND = {name: i + 1 for i, name in enumerate(KIND_NAMES)}  # the kind plane: engine kind + 1, 0 empty, -1 off table
+
+
+def test_board_planes_of_a_hand_built_position_are_seat_relative_for_observer_1():
+    game = _position()
+    enc = CompactEncoder("core-4p")
+    v = enc.views(enc.encode(game, 1))
+    assert v["kind"][_at(8, 7)] == KIND["resort"]
+    assert v["kind"][_at(7, 7)] == KIND["start-committee"]
+    assert v["kind"][_at(8, 8)] == KIND["lobbyist"]
+    assert v["kind"][_at(6, 7)] == KIND["committee"]
+    assert v["kind"][_at(7, 6)] == KIND["hotspot"] and v["resolved"][_at(7, 6)] == 1.0
+    assert v["kind"][_at(7, 8)] == KIND["grassroots"]
+    assert v["kind"][_at(0, 0)] == 0.0 and v["kind"][_at(9, 7)] == 0.0  # empty (a square table has no off cells)
+    assert v["resolved"].sum() == 1.0
+    # DOM-W3 at (8,7): resort DOM (index 0, stored + 1), printed value 3 (CORE-01-02-17).
+    assert v["resort"][_at(8, 7)] == 1.0 and v["value"][_at(8, 7)] == 3.0
+    assert v["resort"].sum() == 1.0 and v["value"].sum() == 3.0
+    # Physical Influence by seat: (8,7) [0, 2, 1, 0], (8,8) [0, 0, 3, 0], (7,8) [1, 0, 0, 0]; observer 1 sees
+    # seat 1 as relative 0 (RULINGS R6).
+    assert v["influence"][:, 7, 8].tolist() == [2, 1, 0, 0]
+    assert v["influence"][:, 8, 8].tolist() == [0, 3, 0, 0]
+    assert v["influence"][:, 8, 7].tolist() == [0, 0, 0, 1]
+    assert v["influence"].sum() == 7
+    # Placement frontier (R3): empty cells next to Board tiles only.
+    assert v["frontier"][_at(9, 7)] == 1.0 and v["frontier"][_at(8, 7)] == 0.0 and v["frontier"][_at(12, 12)] == 0
+    assert v["frontier"].sum() == len(game.frontier)
+
+
+def test_off_table_cells_of_a_hex_table_are_minus_one():
+    game = Game.new("core-4p-hex", 1)
+    enc = CompactEncoder("core-4p-hex")
+    kind = enc.views(enc.encode(game, 0))["kind"].ravel()
+    on = np.array(game.topo.on_table)
+    assert (kind[~on] == -1).all() and (~on).any()
+    assert (kind[on] >= 0).all()
+
+
+def test_non_board_values_rotate_with_the_observer():
+    game = _position()
+    enc = CompactEncoder("core-4p")
+    for observer in range(4):
+        v = enc.views(enc.encode(game, observer))
+        order = [(observer + k) % 4 for k in range(4)]
+        pl = dict(
+            zip(("supply", "on_board", "starting", "deployed", "created", "start_used", "turns_left"), v["players"])
+        )
+        assert pl["supply"].tolist() == [game.supply[p] for p in order]
+        assert pl["on_board"].tolist() == [game.on_board[p] for p in order]
+        assert pl["deployed"].tolist() == [game.deployed[p] for p in order]
+        assert pl["created"].tolist() == [game.created[p] for p in order]
+        assert pl["start_used"].tolist() == [float(p == 1) for p in order]
+        assert pl["turns_left"].tolist() == [game.turns_left(p) for p in order]
+        assert v["resources"].tolist() == [game.resources_of(p) for p in order]
+        assert v["seats"].tolist() == [(3 - observer) % 4, (2 - observer) % 4]  # start player 3, seat 2 decides
+    v = enc.views(enc.encode(game, 2))
+    assert v["resources"][0].tolist() == [9, 0, 2]  # raw counts, no saturation
+    assert v["players"][3].tolist() == [4, 0, 1, 2]  # deployed of seats 2, 3, 0, 1
+
+
+def test_global_values_of_a_hand_built_position():
+    game = _position()
+    enc = CompactEncoder("core-4p")
+    v = enc.views(enc.encode(game, 0))
+    assert v["hand"].tolist() == [0, 0, 0]  # no tile in hand during the Political Action
+    gate, pile, discard, rnd, turn, phase = v["game"].tolist()
+    assert gate == 0.0  # seat 3 has not deployed its Starting Influence (CORE-01-08-02)
+    assert (pile, discard, rnd, turn) == (len(game.draw_pile), 0, 3, 3)
+    assert COMPACT_PHASES[int(phase)] == "political"
+    assert v["noise"].tolist() == [1, 0, 0]
+    assert v["bank"].tolist() == [0, 0, 0, 0]  # unlimited Bank (R17): not encoded
+    assert v["effect"].tolist() == [0, -1, -1, 0, 0, 0, 0, 0, 0]
+
+
+def test_tile_in_hand_during_placement():
+    v = CompactEncoder("core-4p").views(CompactEncoder("core-4p").encode(_position(phase="place_tile"), 2))
+    assert v["hand"].tolist() == [KIND["resort"], 3, 5]  # INF-W5: resort INF (index 2, + 1), value 5
+    assert COMPACT_PHASES[int(v["game"][5])] == "place_tile"
+
+
+def test_move_source_and_payment_context():
+    enc = CompactEncoder("core-4p")
+    game = _position(phase="move_to", active=1, pending={"kind": "move", "from": "8,7"})
+    v = enc.views(enc.encode(game, 1))
+    assert v["effect"][:3].tolist() == [0, -1, game.topo.parse("8,7")]
+    assert v["seats"][1] == 0  # the observer decides
+    game = _position(phase="pay", active=1, pending={"kind": "formalize", "tile": "6,7", "paid": ["DOM"]})
+    v = enc.views(enc.encode(game, 1))
+    assert v["effect"].tolist() == [1, game.topo.parse("6,7"), -1, 1, 0, 0, 0, 0, 0]
+
+
+def test_layout_views_tile_the_vector_without_gaps():
+    for preset in CORE_PRESETS:
+        enc = CompactEncoder(preset)
+        pos = 0
+        for offset, shape in enc.spec.values():
+            assert offset == pos
+            pos += int(np.prod(shape))
+        assert pos == enc.size_total < 0.3 * __import__("bc_env").encoding.Encoder(preset).size_total
+
+
+def test_encoding_is_deterministic_and_overwrites_the_whole_row():
+    enc = CompactEncoder("core-3p")
+    a, b = Game.new("core-3p", 4), Game.new("core-3p", 4)
+    rng = np.random.default_rng(0)
+    row = np.full(enc.size_total, 7.0, dtype=np.float32)
+    for _ in range(120):
+        if a.is_terminal():
+            break
+        for p in range(3):
+            enc.encode_into(a, p, row)
+            assert np.array_equal(row, CompactEncoder("core-3p").encode(b, p))
+        legal = a.legal_actions()
+        x = legal[int(rng.integers(len(legal)))]
+        a.apply(x)
+        b.apply(x)
+
+
+def test_refuses_expansions_other_games_and_bad_observers():
+    with pytest.raises(ValueError, match="core configurations only"):
+        CompactEncoder("exp01-4p")
+    enc = CompactEncoder("core-4p")
+    with pytest.raises(ValueError, match="another configuration"):
+        enc.encode(Game.new("core-2p", 1), 0)
+    with pytest.raises(ValueError, match="observer"):
+        enc.encode(Game.new("core-4p", 1), 4)
+    with pytest.raises(ValueError, match="obs_layout"):
+        SelfPlayVectorEnv("core-4p", 2, obs_layout="compact-v0")
+
+
+# Pins compact-v1: a change of its layout or of any value is a new layout name (docs/observation.md).
+COMPACT_DIGESTS = {"core-2p": "85cef3a449f9fa8f", "core-4p": "4963d31c23644cf1", "core-4p-hex": "35d1117a4bc9aeca"}
+
+
+@pytest.mark.parametrize("preset", sorted(COMPACT_DIGESTS))
+def test_compact_v1_is_pinned(preset):
+    assert compact_digest(preset, 1) == COMPACT_DIGESTS[preset]
+
+
+@pytest.mark.parametrize("preset", ["core-2p", "core-4p"])
+def test_vector_env_with_compact_v1_matches_the_core_env_and_the_encoder(preset):
+    core = SelfPlayVectorEnv(preset, 8, seed=3)
+    compact = SelfPlayVectorEnv(preset, 8, seed=3, obs_layout="compact-v1")
+    assert compact.obs_dim == CompactEncoder(preset).size_total and compact.encoder_version == "compact-v1"
+    enc = CompactEncoder(preset)
+    _, mask_a, _ = core.reset()
+    obs, mask_b, to_move = compact.reset()
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(300):
+        assert np.array_equal(mask_a, mask_b) and np.array_equal(core.to_move, to_move)
+        for i in (0, 5):
+            assert np.array_equal(obs[i], enc.encode(compact.games[i], int(to_move[i])))
+        m = mask_b
+        actions = np.argmax(np.where(m, rng.random(m.shape), -1.0), axis=1)
+        *_, r_a, d_a = core.step(actions)
+        obs, mask_b, to_move, r_b, d_b = compact.step(actions)
+        assert np.array_equal(d_a, d_b) and np.array_equal(r_a, r_b)
+        ended += int(d_b.sum())
+    assert ended > 0
+
+
+def test_docs_list_the_compact_layout():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "observation.md").read_text()
+    enc = CompactEncoder("core-4p")
+    rows = re.findall(r"^\| `(\w+)` \| (\d+) \| \(([\d, ]+)\) \|", text.split("## Compact layout")[1], re.M)
+    assert [(n, int(o), tuple(int(x) for x in s.replace(",", " ").split())) for n, o, s in rows] == [
+        (n, o, s) for n, (o, s) in enc.spec.items()
+    ]
+    assert f"{enc.size_total:,} floats" in text
