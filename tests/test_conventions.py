@@ -69,7 +69,9 @@ def test_gymnasium_make_passes_options_and_takes_opponents_as_objects():
     bot = policies.load("heuristic", seed=1)
     env = gymnasium.make(bc_env.GYMNASIUM_ID, config="core-4p", opponents=bot, learner_seat=2)
     assert env.spec is not None and env.spec.id == bc_env.GYMNASIUM_ID
-    assert env.spec.kwargs == {"config": "core-4p", "opponents": bot, "learner_seat": 2}
+    kwargs = env.spec.kwargs  # Gymnasium keeps a deep copy of the arguments
+    assert kwargs["config"] == "core-4p" and kwargs["learner_seat"] == 2
+    assert type(kwargs["opponents"]).__name__ == "HeuristicPolicy"
     with pytest.raises(EnvOptionError, match="policies.load"):  # a name: the env sits below the bots
         gymnasium.make(bc_env.GYMNASIUM_ID, config="core-4p", opponents="heuristic")
     inner = env.unwrapped
