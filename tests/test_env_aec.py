@@ -438,17 +438,3 @@ def test_EXP_01_rgb_render_shows_eco_tiles_labor_market_investment_program_effec
         for p in range(4)
     ]
     assert cards[0] > cards[2] > 0 and cards[1] == cards[3] == 0
-
-
-def test_docs_environment_python_blocks_run():
-    import re
-    from pathlib import Path
-
-    doc = Path(__file__).resolve().parents[1] / "docs" / "environment.md"
-    blocks = re.findall(r"^```python\n(.*?)^```", doc.read_text(encoding="utf-8"), re.S | re.M)
-    assert len(blocks) >= 2
-    for block in blocks:
-        if "sb3_contrib" in block:
-            pytest.importorskip("sb3_contrib")  # the training extra (pyproject [train])
-            pytest.importorskip("torch").set_num_threads(1)  # tiny network: threads only contend
-        exec(compile(block, str(doc), "exec"), {})
