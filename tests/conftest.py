@@ -22,11 +22,6 @@ import pytest
 
 import bc_env.rules
 
-# One BLAS / OpenMP thread per test process: pytest-xdist already runs one process per core, and torch's second
-# thread would only contend with the other worker (set before any test module imports torch; children inherit it).
-for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_threads, "1")
-
 #: Test files whose recorded behaviour (golden playthroughs, perft counts) scripts/test.sh also checks on the
 #: pure-Python engine: the differential of tests/test_compiled_build.py compares the builds state by state, and
 #: these pin both to the same recorded games.
