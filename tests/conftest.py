@@ -40,6 +40,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="module")
+def recorded_torch_threads() -> Generator[None, None, None]:
+    """Torch's thread count at 2, torch's default on the 2-core machine where the training fingerprints
+    (tests/fixtures/training-tiny.json) were recorded: another test in the same xdist worker may have changed it, and
+    the count changes the float results."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
 # --- the suite's budget ---------------------------------------------------------------------------------------
 
 CPU_KEY = "cpu_s"

@@ -18,16 +18,8 @@ from training.config import TrainConfigError  # noqa: E402
 from training.expert_iteration import ExItConfig, run  # noqa: E402
 from training.rundir import RunDirError  # noqa: E402
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _recorded_torch_threads():
-    """The fingerprints (tests/fixtures/training-tiny.json) were recorded with torch's default threads on 2 cores;
-    another test in the same xdist worker may have changed the count, which changes the float results."""
-    torch = pytest.importorskip("torch")
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(before)
+# the recorded fingerprints need the torch thread count they were recorded with (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("recorded_torch_threads")
 
 
 ROOT = Path(__file__).resolve().parent.parent

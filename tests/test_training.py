@@ -19,16 +19,8 @@ from policies.neural import NeuralPolicy, PolicyFileError  # noqa: E402
 from training.config import TrainConfig, TrainConfigError  # noqa: E402
 from training.train import RunDirError, action_kinds, collect_demonstrations, train  # noqa: E402
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _recorded_torch_threads():
-    """The fingerprints (tests/fixtures/training-tiny.json) were recorded with torch's default threads on 2 cores;
-    another test in the same xdist worker may have changed the count, which changes the float results."""
-    torch = pytest.importorskip("torch")
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(before)
+# the recorded fingerprints need the torch thread count they were recorded with (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("recorded_torch_threads")
 
 
 TINY = "configs/train/tiny.toml"
