@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import random
@@ -50,12 +51,30 @@ def decision_kinds() -> set[str]:
     Game.new("all-4p", seed=0)  # every expansion registered
     kinds = set(PHASE_NAMES) | set(exp02._KINDS)
     for cls in FRAME_TYPES.values():
-        for attr in ("kind", "pay_kind"):
-            value = getattr(cls, attr, None)
-            if isinstance(value, str):
-                kinds.add(value)
-    kinds.add(Resolution.pay_kind)
+        kinds |= class_defaults(cls, ("kind", "pay_kind"))
+    kinds |= class_defaults(Resolution, ("pay_kind",))
     return kinds
+
+
+def class_defaults(cls: type, names: tuple[str, ...]) -> set[str]:
+    """The string defaults a frame class gives the attributes ``names`` in its source, its bases' included. Read
+    from the source: the compiled build's class attributes are descriptors, not the defaults."""
+    found: set[str] = set()
+    for klass in cls.__mro__:
+        if klass.__module__.split(".")[0] != "bc_env":
+            continue
+        tree = ast.parse((ROOT / (klass.__module__.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == klass.__name__)
+        for stmt in node.body:
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.target.id in names
+                and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)
+            ):
+                found.add(stmt.value.value)
+    return found
 
 
 def rich(config: RulesConfig, seed: int, amount: int = 6) -> Game:
