@@ -11,4 +11,10 @@ extras=${1:-}
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
 .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install --quiet -e "$spec"
+# pip's output goes to .venv/install.log; the build's own lines (which engine it installed, and why) are shown.
+if ! .venv/bin/python -m pip install -e "$spec" >.venv/install.log 2>&1; then
+  tail -n 40 .venv/install.log
+  echo "setup.sh: pip install failed (whole output: .venv/install.log)"
+  exit 1
+fi
+grep "balance-control build" .venv/install.log || true

@@ -13,9 +13,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh dev,train,serve,onnx,embed-test,bench,rllib,tournament  # bench: the benchmarks' peers
 compiled() { .venv/bin/python -W ignore -c "import sys, bc_env.rules as r; sys.exit(0 if r.COMPILED else 1)"; }
 if [ -z "${BC_PURE_PYTHON:-}" ] || [ "${BC_PURE_PYTHON}" = 0 ]; then
-  # The install falls back to pure Python where it cannot compile (setup.py), and pip --quiet hides the build's
-  # reason: build once more with its output in .venv/build.log, show setup.py's own lines, and fail if it still
-  # did not compile (CI must test the compiled engine; BC_PURE_PYTHON=1 tests the pure-Python engine alone).
+  # The install falls back to pure Python where it cannot compile (setup.py; setup.sh showed its reason, from
+  # .venv/install.log): build once more with its output in .venv/build.log, and fail if it still did not compile
+  # (CI must test the compiled engine; BC_PURE_PYTHON=1 tests the pure-Python engine alone).
   if ! compiled; then
     echo "test.sh: the compiled engine was not built; building it again (log: .venv/build.log)"
     .venv/bin/python -m pip install --no-deps -v -e . >.venv/build.log 2>&1 || true

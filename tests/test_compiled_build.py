@@ -116,3 +116,34 @@ def test_both_builds_encode_the_same_observations():
 def test_a_game_digest_sees_a_different_game_and_not_the_process():
     assert game_digest("core-2p", 0) != game_digest("core-2p", 1)
     assert in_fresh_process(game_digest, "core-2p", 0) == jsonable(game_digest("core-2p", 0))  # another hash seed
+
+
+def _setup_py_engine_modules() -> list[str]:
+    """setup.py's engine_modules(): the modules mypyc compiles (read without running setup())."""
+    source = (ROOT / "setup.py").read_text(encoding="utf-8").split("\nclass OptionalBuildExt")[0]
+    namespace: dict[str, object] = {}
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)
+        exec(compile(source, "setup.py", "exec"), namespace)
+        return namespace["engine_modules"]()  # type: ignore[operator,no-any-return]
+    finally:
+        os.chdir(cwd)
+
+
+def test_mypy_checks_every_module_setup_py_compiles():
+    import tomllib
+
+    files = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["files"]
+    checked = {m for m in _setup_py_engine_modules() if any(m == f or m.startswith(f + "/") for f in files)}
+    assert checked == set(_setup_py_engine_modules())
+
+
+def test_mypyc_accepts_the_engine_without_the_optional_packages(tmp_path):
+    """mypyc type-checks the engine in pip's isolated build environment: setuptools and mypy only, no NumPy, no
+    Gymnasium. An error there (a module the engine reaches subclassing a class of a missing package, say) makes the
+    install fall back to the pure-Python engine; this runs the same check, as setup.py calls it."""
+    pytest.importorskip("mypy")
+    cmd = [sys.executable, "-m", "mypy", "--no-site-packages", "--ignore-missing-imports", "--cache-dir", str(tmp_path)]
+    out = subprocess.run(cmd + _setup_py_engine_modules(), cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
