@@ -28,7 +28,7 @@ fi
 .venv/bin/mypy
 workers=(-n "${BC_TEST_WORKERS:-auto}" --dist worksteal)
 if [ $# -eq 0 ]; then
-  export BC_TEST_CPU_BUDGET=${BC_TEST_CPU_BUDGET:-900} BC_TEST_CPU_PER_TEST=${BC_TEST_CPU_PER_TEST:-60}
+  export BC_TEST_CPU_BUDGET=${BC_TEST_CPU_BUDGET:-650} BC_TEST_CPU_PER_TEST=${BC_TEST_CPU_PER_TEST:-60}
 fi
 # The state schema's drift tests compare the schema with every frame type the engine registered; a test-only
 # expansion (tests/toy_expansion.py) registers one more when pytest collects it, in every xdist worker: they run in
@@ -36,12 +36,12 @@ fi
 alone=(tests/test_state_schema.py "tests/test_docs.py::test_python_examples_run[docs/state-schema.md]")
 if [ $# -eq 0 ]; then
   .venv/bin/python -m pytest "${workers[@]}" --ignore=tests/test_state_schema.py --deselect "${alone[1]}"
-  BC_TEST_CPU_BUDGET=60 .venv/bin/python -m pytest "${alone[@]}"
+  BC_TEST_CPU_BUDGET=20 .venv/bin/python -m pytest "${alone[@]}"
 else
   .venv/bin/python -m pytest "${workers[@]}" "$@"
 fi
 if [ $# -eq 0 ] && [ -z "${BC_PURE_PYTHON:-}" ]; then
   echo "--- what differs between the builds, on the pure-Python engine (BC_PURE_PYTHON=1)"
-  BC_PURE_PYTHON=1 BC_TEST_CPU_BUDGET=120 .venv/bin/python -m pytest "${workers[@]}" \
+  BC_PURE_PYTHON=1 BC_TEST_CPU_BUDGET=30 .venv/bin/python -m pytest "${workers[@]}" \
     -m "pure_engine or both_builds"
 fi
