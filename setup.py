@@ -75,14 +75,43 @@ def compiled_extensions() -> list:  # type: ignore[type-arg]
     try:
         # --ignore-missing-imports: NumPy need not be installed in the build environment (mypyc treats its
         # objects as plain Python objects either way). The rest of the configuration is pyproject's [tool.mypy].
-        return mypycify(["--ignore-missing-imports", *engine_modules()], opt_level="3", group_name=GROUP)
+        # multi_file: one C file per module instead of one for the whole group, compiled in parallel (below): the
+        # build takes about a third of the single file's time on two cores.
+        modules = engine_modules()
+        return mypycify(["--ignore-missing-imports", *modules], opt_level="3", group_name=GROUP, multi_file=True)
     except (Exception, SystemExit) as e:  # mypyc exits on a module it cannot compile
         _warn(f"mypyc could not compile the engine ({e!r})")
         return []
 
 
+def parallel_compile(compiler, sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
+                     extra_postargs=None, depends=None):  # fmt: skip
+    """distutils' ``CCompiler.compile`` with the object files compiled in parallel, one per core: the group's
+    extension has one C file per module (multi_file), which ``build_ext`` would compile one after another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
+        output_dir, macros, include_dirs, sources, depends, extra_postargs
+    )
+    cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+
+    def one(obj: str) -> None:
+        if obj in build:
+            src, ext = build[obj]
+            compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(one, objects))  # list: an error in any compile is raised here
+    return objects
+
+
 class OptionalBuildExt(build_ext):
     """A C build that fails (no compiler, a compile error) leaves the pure-Python engine, never half of each."""
+
+    def build_extensions(self) -> None:
+        compiler = self.compiler
+        compiler.compile = lambda sources, *args, **kwargs: parallel_compile(compiler, sources, *args, **kwargs)
+        super().build_extensions()
 
     def run(self) -> None:
         try:
