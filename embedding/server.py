@@ -109,6 +109,7 @@ def config(
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         limit_concurrency=max_connections,
         timeout_graceful_shutdown=5,
+        proxy_headers=False,  # no proxy is trusted: the service reads no client address (and skips a middleware)
     )
 
 

@@ -413,3 +413,20 @@ def test_serve_command_line_errors():
     proc = subprocess.run([*run, "--http", "--port", "70000"], capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0 and "balance-control: error: --port must be 0..65535" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_validation_reads_the_state_as_an_object_and_remembers_only_valid_messages():
+    # validate() hands jsonschema an empty object in place of the state: right only while the schema asks no more
+    # of a state than being an object (Game.from_dict reads it whole).
+    assert SCHEMA["$defs"]["state"]["type"] == "object" and set(SCHEMA["$defs"]["state"]) == {"description", "type"}
+    with pytest.raises(protocol.ProtocolError, match="state"):
+        protocol.validate({"cmd": "position", "state": [1]}, "request_position")
+    for _ in range(2):  # the second time from the remembered valid messages
+        protocol.validate({"cmd": "go", "apply": True, "movetime_ms": 5}, "request_go")
+        protocol.validate({"cmd": "position", "state": Game.new("core-2p", seed=0).to_dict()}, "request_position")
+    # a message equal in Python but not in JSON (1 == True) is not taken for the valid one
+    for bad in ({"cmd": "go", "apply": 1, "movetime_ms": 5}, {"cmd": "go", "apply": True, "movetime_ms": "5"}):
+        for _ in range(2):
+            with pytest.raises(protocol.ProtocolError) as refused:
+                protocol.validate(bad, "request_go")
+            assert refused.value.code == "bad_message"
