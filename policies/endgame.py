@@ -44,14 +44,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 from bc_env.rules import BalanceControlError, Game, IllegalActionError
 
 from .expert import ExpertPolicy
 from .heuristic import player_scores
-from .options import options_spec, parse_options
+from .options import options_spec, parse_options, with_options
 
 #: The candidate actions of a decision node, best first.
 Candidates = Callable[[Game], list[int]]
@@ -257,13 +257,7 @@ class EndgamePolicy:
     name = "endgame"
 
     def __init__(self, seed: int | None = None, config: EndgameConfig | None = None, **options: Any) -> None:
-        known = {f.name for f in fields(EndgameConfig)}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise EndgameOptionError(
-                f"unknown endgame option(s) {', '.join(unknown)}; options: {', '.join(sorted(known))}"
-            )
-        self.config = replace(config or EndgameConfig(), **options).check()
+        self.config = with_options(EndgameConfig, config, options, "endgame", EndgameOptionError).check()
         self.rng = random.Random(seed)
         base_seed = self.rng.getrandbits(32)
         if self.config.base == "expert":

@@ -47,7 +47,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ from bc_env.rules import BalanceControlError, Game, IllegalActionError
 
 from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy, player_scores
-from .options import options_spec, parse_options
+from .options import options_spec, parse_options, with_options
 
 #: A prior: the game (a decision pending) and its legal actions -> {action: probability} (a subset may be given).
 Prior = Callable[[Game, list[int]], dict[int, float]]
@@ -156,11 +156,7 @@ class MCTSPolicy:
     name = "mcts"
 
     def __init__(self, seed: int | None = None, config: MCTSConfig | None = None, **options: Any) -> None:
-        known = {f.name for f in fields(MCTSConfig)}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise MCTSOptionError(f"unknown mcts option(s) {', '.join(unknown)}; options: {', '.join(sorted(known))}")
-        self.config = replace(config or MCTSConfig(), **options).check()
+        self.config = with_options(MCTSConfig, config, options, "mcts", MCTSOptionError).check()
         self.rng = random.Random(seed)
         bot = ExpertPolicy if self.config.prior == "expert" else HeuristicPolicy
         self._heuristic = bot(seed=self.rng.getrandbits(32))

@@ -1,6 +1,6 @@
-"""A search bot's options after its name, separated by colons (``mcts:sims=400:leaf=rollout``, ``endgame:rounds=6``):
-one reader and one writer for every bot whose settings are a frozen dataclass of ``int``, ``float`` and ``str``
-fields with defaults (``policies.mcts.MCTSConfig``, ``policies.endgame.EndgameConfig``)."""
+"""A search bot's options (``mcts:sims=400:leaf=rollout``, ``endgame:rounds=6``, or keywords of its constructor):
+one reader, one writer and one keyword check for every bot whose settings are a frozen dataclass of ``int``,
+``float`` and ``str`` fields with defaults (``policies.mcts.MCTSConfig``, ``policies.endgame.EndgameConfig``)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def parse_options(cls: type[C], text: str, bot: str, error: type[Exception]) -> 
             what = "an integer" if kind == "int" else "a number"
             raise error(f"{bot} option {key} must be {what}, got {raw!r}") from None
     return replace(cls(), **values)
+
+
+def with_options(cls: type[C], config: C | None, options: dict[str, Any], bot: str, error: type[Exception]) -> C:
+    """``config`` (else ``cls()``) with the keyword ``options`` of a bot's constructor replaced; ``error`` names an
+    unknown one. Ranges are the caller's to check."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise error(f"unknown {bot} option(s) {', '.join(unknown)}; options: {', '.join(sorted(known))}")
+    return replace(config or cls(), **options)
 
 
 def options_spec(config: DataclassInstance, always: tuple[str, ...] = ()) -> str:
