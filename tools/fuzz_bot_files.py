@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from fuzzing import report, run_cases  # noqa: E402
+from fuzzing import key_paths, random_value, report, run_cases  # noqa: E402
 
 from bc_env.rules import Game  # noqa: E402
 from policies import BOTS_DIR, NeuralPolicy, PolicyConfigError, PolicyFileError  # noqa: E402
@@ -45,31 +45,14 @@ WEIRD_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def _random_value(rng: random.Random, depth: int = 0) -> Any:
-    roll = rng.random()
-    if roll < 0.6 or depth > 2:
-        return copy.deepcopy(rng.choice(WEIRD_VALUES))
-    if roll < 0.8:
-        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {rng.choice(["a", "type", "layers", "players", "size"]): _random_value(rng, depth + 1) for _ in range(2)}
-
-
-def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
-    """Every key path into a JSON document (dict keys and list indices)."""
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
+def _random_value(rng: random.Random) -> Any:
+    return random_value(rng, WEIRD_VALUES, ["a", "type", "layers", "players", "size"], leaf=0.6, lists=0.8, entries=2)
 
 
 def _mutate_manifest(doc: dict, rng: random.Random) -> dict:
     doc = copy.deepcopy(doc)
     # Prefer the fields that matter (the training provenance is large but free-form).
-    paths = [p for p in _paths(doc) if p and p[0] != "training"] or [()]
+    paths = [p for p in key_paths(doc) if p and p[0] != "training"] or [()]
     path = rng.choice(paths)
     parent: Any = doc
     for key in path[:-1]:

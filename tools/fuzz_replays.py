@@ -17,7 +17,6 @@ Exit status 1 when a case raised a foreign error (each is printed with its case 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
 import sys
@@ -31,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from fuzzing import report, run_cases  # noqa: E402
+from fuzzing import key_paths, random_value, report, run_cases  # noqa: E402
 
 from bc_env.rules import BalanceControlError, Game, load_replay, record  # noqa: E402
 
@@ -43,24 +42,8 @@ WEIRD_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def _random_value(rng: random.Random, depth: int = 0) -> Any:
-    roll = rng.random()
-    if roll < 0.7 or depth > 2:
-        return copy.deepcopy(rng.choice(WEIRD_VALUES))
-    if roll < 0.85:
-        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {rng.choice(["a", "players", "winners", "topology"]): _random_value(rng, depth + 1)}
-
-
-def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list) and prefix != ("actions",):  # the actions have their own mutations
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
+def _random_value(rng: random.Random) -> Any:
+    return random_value(rng, WEIRD_VALUES, ["a", "players", "winners", "topology"], leaf=0.7, lists=0.85, entries=1)
 
 
 def make_replay(rng: random.Random) -> tuple[dict, Game]:
@@ -78,7 +61,7 @@ def make_replay(rng: random.Random) -> tuple[dict, Game]:
 
 
 def _mutate_field(doc: dict, rng: random.Random) -> None:
-    path = rng.choice([p for p in _paths(doc) if p])
+    path = rng.choice([p for p in key_paths(doc, opaque=(("actions",),)) if p])
     parent: Any = doc
     for key in path[:-1]:
         parent = parent[key]
