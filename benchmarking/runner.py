@@ -46,7 +46,8 @@ from typing import IO, Any
 
 import policies
 from bc_env.rules import Game, RulesConfig, record
-from bc_env.rules.errors import BalanceControlError, ConfigError
+from bc_env.rules.errors import BalanceControlError, ConfigError, StateError
+from bc_env.rules.jsonread import strict_loads
 from policies.base import Policy
 from policies.neural import NeuralPolicy
 
@@ -339,23 +340,6 @@ def progress_bar(total: int, initial: int, enabled: bool | None) -> Any:
 # ---------------------------------------------------------------------------- logs
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name} (JSON has none)")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"non-finite number {text} (out of range)")
-    return value
-
-
-def loads_finite(text: str | bytes) -> Any:
-    """``json.loads`` that refuses ``NaN``, ``Infinity`` and numbers out of a float's range (``1e400``) with a
-    ``ValueError`` naming them: every line a log reader trusts is read with it."""
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
-
-
 def open_log_for_append(path: Path) -> IO[str]:
     """``path`` opened to append JSON lines, never joining a new line onto the last one: a last line without
     its final newline is completed with it when it is a whole JSON value (only the newline was lost), and
@@ -365,9 +349,9 @@ def open_log_for_append(path: Path) -> IO[str]:
         if data and not data.endswith(b"\n"):
             start = data.rfind(b"\n") + 1
             try:
-                loads_finite(data[start:])
+                strict_loads(data[start:], str(path))
                 fh.write(b"\n")
-            except ValueError:  # JSONDecodeError and UnicodeDecodeError
+            except StateError:  # not JSON, not UTF-8, or a line no reader accepts (a non-finite number)
                 fh.truncate(start)
     return path.open("a", encoding="utf-8")
 
@@ -671,11 +655,9 @@ def read_match_file(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            row = loads_finite(line)
-        except json.JSONDecodeError as exc:
-            raise MatchFileError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        except ValueError as exc:
-            raise MatchFileError(f"{path}:{n}: {exc}") from None
+            row = strict_loads(line, f"{path}:{n}")
+        except StateError as exc:
+            raise MatchFileError(str(exc)) from None
         if not isinstance(row, dict) or not row.keys() >= MATCH_ROW_KEYS:
             raise MatchFileError(f"{path}:{n}: not a game of tools/match_games.py (needs {sorted(MATCH_ROW_KEYS)})")
         rows.append(row)
@@ -756,7 +738,6 @@ __all__ = [
     "make_bot",
     "match_file_summary",
     "match_schedule",
-    "loads_finite",
     "open_log_for_append",
     "outcome",
     "play_game",

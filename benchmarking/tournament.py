@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from bc_env.rules import Game, RulesConfig, load_replay
-from bc_env.rules.errors import BalanceControlError
+from bc_env.rules.errors import BalanceControlError, StateError
+from bc_env.rules.jsonread import strict_loads
 
 from . import runner
 from .errors import TournamentError, TournamentLogError
@@ -314,20 +315,18 @@ def read_log(path: str | Path, verify: bool = True) -> TournamentLog:
         lines.pop()
     elif lines:  # no newline at the end: the last write may have been interrupted
         try:
-            runner.loads_finite(lines[-1])
+            json.loads(lines[-1])  # only whether it is whole: every line is read strictly below
         except json.JSONDecodeError:
             lines.pop()
             cut_tail = True
-        except ValueError:  # whole, but with a non-finite number: refused below
+        except ValueError:  # whole, but with an integer too long to read: refused below
             pass
     if not lines:
         raise TournamentLogError(f"{path}: empty file, not a tournament log")
     try:
-        header = runner.loads_finite(lines[0])
-    except json.JSONDecodeError:
-        raise TournamentLogError(f"{path}:1: not a tournament log: the first line is not JSON") from None
-    except ValueError as exc:
-        raise TournamentLogError(f"{path}:1: {exc}") from None
+        header = strict_loads(lines[0], "header")
+    except StateError as exc:
+        raise TournamentLogError(f"{path}:1: not a tournament log: {exc}") from None
     spec = TournamentSpec.from_header(header, f"{path}:1")
     expected = {g.index: g for g in schedule(spec)}
     games: dict[int, dict[str, Any]] = {}
@@ -335,11 +334,9 @@ def read_log(path: str | Path, verify: bool = True) -> TournamentLog:
     for n, line in enumerate(lines[1:], start=2):
         where = f"{path}:{n}"
         try:
-            rec = runner.loads_finite(line)
-        except json.JSONDecodeError as exc:
-            raise TournamentLogError(f"{where}: not valid JSON ({exc.msg})") from None
-        except ValueError as exc:
-            raise TournamentLogError(f"{where}: {exc}") from None
+            rec = strict_loads(line, where)
+        except StateError as exc:
+            raise TournamentLogError(str(exc)) from None
         rec = _check_record(rec, expected, where)
         if verify:
             last_turn[rec["index"]] = runner.last_turn_seat(verify_record(rec, expected[rec["index"]].config, where))

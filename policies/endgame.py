@@ -44,13 +44,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 from bc_env.rules import BalanceControlError, Game, IllegalActionError
 
 from .expert import ExpertPolicy
 from .heuristic import player_scores
+from .options import options_spec, parse_options, with_options
 
 #: The candidate actions of a decision node, best first.
 Candidates = Callable[[Game], list[int]]
@@ -241,30 +242,13 @@ class EndgameConfig:
         return self
 
     def spec(self) -> str:
-        default = EndgameConfig()
-        parts = [
-            f"{f.name}={getattr(self, f.name)}"
-            for f in fields(self)
-            if getattr(self, f.name) != getattr(default, f.name)
-        ]
-        return ":".join(parts)
+        """The options as ``parse`` reads them: every option that differs from its default."""
+        return options_spec(self)
 
     @classmethod
     def parse(cls, text: str) -> EndgameConfig:
         """``"rounds=6:width=3"`` -> a checked config (``EndgameOptionError`` names a bad option)."""
-        types = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for item in filter(None, (s.strip() for s in text.split(":"))):
-            key, sep, raw = item.partition("=")
-            key = key.strip()
-            if not sep or key not in types:
-                raise EndgameOptionError(f"unknown endgame option {item!r}; options: {', '.join(types)} (key=value)")
-            raw = raw.strip()
-            try:
-                values[key] = int(raw) if types[key] == "int" else raw
-            except ValueError:
-                raise EndgameOptionError(f"endgame option {key} must be an integer, got {raw!r}") from None
-        return replace(cls(), **values).check()
+        return parse_options(cls, text, "endgame", EndgameOptionError).check()
 
 
 class EndgamePolicy:
@@ -273,13 +257,7 @@ class EndgamePolicy:
     name = "endgame"
 
     def __init__(self, seed: int | None = None, config: EndgameConfig | None = None, **options: Any) -> None:
-        known = {f.name for f in fields(EndgameConfig)}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise EndgameOptionError(
-                f"unknown endgame option(s) {', '.join(unknown)}; options: {', '.join(sorted(known))}"
-            )
-        self.config = replace(config or EndgameConfig(), **options).check()
+        self.config = with_options(EndgameConfig, config, options, "endgame", EndgameOptionError).check()
         self.rng = random.Random(seed)
         base_seed = self.rng.getrandbits(32)
         if self.config.base == "expert":

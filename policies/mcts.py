@@ -47,7 +47,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,6 +56,7 @@ from bc_env.rules import BalanceControlError, Game, IllegalActionError
 
 from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy, player_scores
+from .options import options_spec, parse_options, with_options
 
 #: A prior: the game (a decision pending) and its legal actions -> {action: probability} (a subset may be given).
 Prior = Callable[[Game, list[int]], dict[int, float]]
@@ -112,30 +113,12 @@ class MCTSConfig:
 
     def spec(self) -> str:
         """The options as ``parse`` reads them: ``sims`` and every option that differs from its default."""
-        default = MCTSConfig()
-        parts = [f"sims={self.sims}"]
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name != "sims" and value != getattr(default, f.name):
-                parts.append(f"{f.name}={value:g}" if isinstance(value, float) else f"{f.name}={value}")
-        return ":".join(parts)
+        return options_spec(self, always=("sims",))
 
     @classmethod
     def parse(cls, text: str) -> MCTSConfig:
         """``"sims=400:leaf=rollout"`` -> a checked config (``MCTSOptionError`` names a bad option)."""
-        types = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for item in filter(None, (s.strip() for s in text.split(":"))):
-            key, sep, raw = item.partition("=")
-            key = key.strip()
-            if not sep or key not in types:
-                raise MCTSOptionError(f"unknown mcts option {item!r}; options: {', '.join(types)} (key=value)")
-            raw = raw.strip()
-            try:
-                values[key] = int(raw) if types[key] == "int" else float(raw) if types[key] == "float" else raw
-            except ValueError:
-                raise MCTSOptionError(f"mcts option {key} must be a number, got {raw!r}") from None
-        return replace(cls(), **values).check()
+        return parse_options(cls, text, "mcts", MCTSOptionError).check()
 
 
 class Node:
@@ -173,11 +156,7 @@ class MCTSPolicy:
     name = "mcts"
 
     def __init__(self, seed: int | None = None, config: MCTSConfig | None = None, **options: Any) -> None:
-        known = {f.name for f in fields(MCTSConfig)}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise MCTSOptionError(f"unknown mcts option(s) {', '.join(unknown)}; options: {', '.join(sorted(known))}")
-        self.config = replace(config or MCTSConfig(), **options).check()
+        self.config = with_options(MCTSConfig, config, options, "mcts", MCTSOptionError).check()
         self.rng = random.Random(seed)
         bot = ExpertPolicy if self.config.prior == "expert" else HeuristicPolicy
         self._heuristic = bot(seed=self.rng.getrandbits(32))

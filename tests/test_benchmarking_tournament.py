@@ -192,7 +192,7 @@ def _edit_game(n: int, **fields):
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        (lambda ls: ["not json", *ls[1:]], r"bad.jsonl:1: not a tournament log: the first line is not JSON"),
+        (lambda ls: ["not json", *ls[1:]], r"bad.jsonl:1: not a tournament log: header: not valid JSON"),
         (lambda ls: [json.dumps({"format": "x"}), *ls[1:]], r"bad.jsonl:1: not a tournament log"),
         (lambda ls: [ls[0].replace('"version": 1', '"version": 7'), *ls[1:]], "unsupported tournament log version 7"),
         (lambda ls: [ls[0].replace('"games": 6', '"games": "6"'), *ls[1:]], r"header.games is missing or not a int"),

@@ -43,7 +43,7 @@ def test_bad_input_is_one_clear_error_and_leaves_the_file_alone(tmp_path: Path) 
     assert out.read_text() == before
     bad = tmp_path / "bad.jsonl"
     bad.write_text(before + "{not json\n")
-    with pytest.raises(match_games.MatchFileError, match=r"bad.jsonl:2: not JSON"):
+    with pytest.raises(match_games.MatchFileError, match=r"bad.jsonl:2: not valid JSON"):
         match_games.summary(bad)
     bad.write_text('{"i": 0}\n')
     with pytest.raises(match_games.MatchFileError, match=r"bad.jsonl:1: not a game of tools/match_games.py"):

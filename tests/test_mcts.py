@@ -122,7 +122,7 @@ def test_command_line_takes_search_options(capsys: pytest.CaptureFixture[str]) -
 
     assert main(["match", "--config", "core-2p", "--bots", "mcts:sims=3,random", "--games", "2", "--no-progress"]) == 0
     assert "| mcts:sims=3 | 2 |" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="bot 'mcts:sims=x': mcts option sims must be a number"):
+    with pytest.raises(SystemExit, match="bot 'mcts:sims=x': mcts option sims must be an integer"):
         main(["match", "--config", "core-2p", "--bots", "mcts:sims=x,random", "--games", "2"])
 
 

@@ -22,7 +22,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from fuzzing import key_paths, random_value, report, run_cases  # noqa: E402
 
 from bc_env.rules import Game  # noqa: E402
 from policies import BOTS_DIR, NeuralPolicy, PolicyConfigError, PolicyFileError  # noqa: E402
@@ -43,31 +45,14 @@ WEIRD_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def _random_value(rng: random.Random, depth: int = 0) -> Any:
-    roll = rng.random()
-    if roll < 0.6 or depth > 2:
-        return copy.deepcopy(rng.choice(WEIRD_VALUES))
-    if roll < 0.8:
-        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {rng.choice(["a", "type", "layers", "players", "size"]): _random_value(rng, depth + 1) for _ in range(2)}
-
-
-def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
-    """Every key path into a JSON document (dict keys and list indices)."""
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
+def _random_value(rng: random.Random) -> Any:
+    return random_value(rng, WEIRD_VALUES, ["a", "type", "layers", "players", "size"], leaf=0.6, lists=0.8, entries=2)
 
 
 def _mutate_manifest(doc: dict, rng: random.Random) -> dict:
     doc = copy.deepcopy(doc)
     # Prefer the fields that matter (the training provenance is large but free-form).
-    paths = [p for p in _paths(doc) if p and p[0] != "training"] or [()]
+    paths = [p for p in key_paths(doc) if p and p[0] != "training"] or [()]
     path = rng.choice(paths)
     parent: Any = doc
     for key in path[:-1]:
@@ -167,10 +152,6 @@ def run_case(base: Path, work: Path, rng: random.Random) -> tuple[str, str]:
 
 def fuzz(cases: int, seed: int, shipped: bool = True, progress: bool = False) -> dict[str, Any]:
     """Run ``cases`` seeded cases; returns the figures (outcomes by type, foreign errors, seconds)."""
-    rng = random.Random(seed)
-    outcomes: Counter[str] = Counter()
-    by_target: Counter[str] = Counter()
-    foreign: list[str] = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -185,34 +166,18 @@ def fuzz(cases: int, seed: int, shipped: bool = True, progress: bool = False) ->
                 for suffix in (".npz", ".json"):
                     shutil.copy(BOTS_DIR / f"{name}{suffix}", folder / f"{name}{suffix}")
                 bases.append(folder / name)
-        iterator: Any = range(cases)
-        if progress:
-            try:
-                from tqdm import tqdm
 
-                iterator = tqdm(iterator, unit="case")
-            except ImportError:
-                pass
-        for i in iterator:
-            case_rng = random.Random(rng.getrandbits(64))
+        def case(case_rng: random.Random) -> tuple[str, str]:
             # Shipped bots are large: one case in ten uses one.
             pool = bases if case_rng.random() < 0.1 else bases[:4]
             base = case_rng.choice(pool)
             try:
-                what, outcome = run_case(base, folder / "case", case_rng)
-            except Exception as exc:  # noqa: BLE001 (the point of the fuzz: any foreign error is a finding)
-                what, outcome = "?", f"FOREIGN {type(exc).__name__}"
-                foreign.append(f"case {i} ({base.name}): {type(exc).__name__}: {exc}")
-            outcomes[outcome] += 1
-            by_target[what] += 1
-    return {
-        "cases": cases,
-        "seed": seed,
-        "outcomes": dict(sorted(outcomes.items())),
-        "corrupted": dict(sorted(by_target.items())),
-        "foreign": foreign,
-        "seconds": round(time.perf_counter() - start, 1),
-    }
+                return run_case(base, folder / "case", case_rng)
+            except Exception as exc:
+                exc.add_note(base.name)
+                raise
+
+        return run_cases(cases, seed, case, start, progress)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,11 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-shipped", action="store_true", help="only the small sample bots")
     args = parser.parse_args(argv)
-    figures = fuzz(args.cases, args.seed, shipped=not args.no_shipped, progress=sys.stderr.isatty())
-    print(json.dumps({k: v for k, v in figures.items() if k != "foreign"}, indent=1))
-    for line in figures["foreign"][:50]:
-        print(line)
-    return 1 if figures["foreign"] else 0
+    return report(fuzz(args.cases, args.seed, shipped=not args.no_shipped, progress=sys.stderr.isatty()))
 
 
 if __name__ == "__main__":

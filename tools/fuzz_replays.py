@@ -17,19 +17,20 @@ Exit status 1 when a case raised a foreign error (each is printed with its case 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from fuzzing import key_paths, random_value, report, run_cases  # noqa: E402
 
 from bc_env.rules import BalanceControlError, Game, load_replay, record  # noqa: E402
 
@@ -41,24 +42,8 @@ WEIRD_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def _random_value(rng: random.Random, depth: int = 0) -> Any:
-    roll = rng.random()
-    if roll < 0.7 or depth > 2:
-        return copy.deepcopy(rng.choice(WEIRD_VALUES))
-    if roll < 0.85:
-        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {rng.choice(["a", "players", "winners", "topology"]): _random_value(rng, depth + 1)}
-
-
-def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list) and prefix != ("actions",):  # the actions have their own mutations
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
+def _random_value(rng: random.Random) -> Any:
+    return random_value(rng, WEIRD_VALUES, ["a", "players", "winners", "topology"], leaf=0.7, lists=0.85, entries=1)
 
 
 def make_replay(rng: random.Random) -> tuple[dict, Game]:
@@ -76,7 +61,7 @@ def make_replay(rng: random.Random) -> tuple[dict, Game]:
 
 
 def _mutate_field(doc: dict, rng: random.Random) -> None:
-    path = rng.choice([p for p in _paths(doc) if p])
+    path = rng.choice([p for p in key_paths(doc, opaque=(("actions",),)) if p])
     parent: Any = doc
     for key in path[:-1]:
         parent = parent[key]
@@ -154,38 +139,11 @@ def run_case(rng: random.Random, path: Path) -> tuple[str, str]:
 
 
 def fuzz(cases: int, seed: int, progress: bool = False) -> dict[str, Any]:
-    rng = random.Random(seed)
-    outcomes: Counter[str] = Counter()
-    by_target: Counter[str] = Counter()
-    foreign: list[str] = []
+    """Run ``cases`` seeded cases; returns the figures (outcomes by type, foreign errors, seconds)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "replay.json"
-        iterator: Any = range(cases)
-        if progress:
-            try:
-                from tqdm import tqdm
-
-                iterator = tqdm(iterator, unit="case")
-            except ImportError:
-                pass
-        for i in iterator:
-            case_rng = random.Random(rng.getrandbits(64))
-            try:
-                what, outcome = run_case(case_rng, path)
-            except Exception as exc:  # noqa: BLE001 (the point of the fuzz: any foreign error is a finding)
-                what, outcome = "?", f"FOREIGN {type(exc).__name__}"
-                foreign.append(f"case {i}: {type(exc).__name__}: {exc}"[:300])
-            outcomes[outcome] += 1
-            by_target[what] += 1
-    return {
-        "cases": cases,
-        "seed": seed,
-        "outcomes": dict(sorted(outcomes.items())),
-        "corrupted": dict(sorted(by_target.items())),
-        "foreign": foreign,
-        "seconds": round(time.perf_counter() - start, 1),
-    }
+        return run_cases(cases, seed, lambda case_rng: run_case(case_rng, path), start, progress)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,11 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    figures = fuzz(args.cases, args.seed, progress=sys.stderr.isatty())
-    print(json.dumps({k: v for k, v in figures.items() if k != "foreign"}, indent=1))
-    for line in figures["foreign"][:50]:
-        print(line)
-    return 1 if figures["foreign"] else 0
+    return report(fuzz(args.cases, args.seed, progress=sys.stderr.isatty()))
 
 
 if __name__ == "__main__":

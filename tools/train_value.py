@@ -3,9 +3,10 @@
     python tools/train_value.py --config core-2p --games 200 --seed 500000 --epochs 60 --workers 2
     python tools/train_value.py --config core-4p --games 120 --seed 600000 --epochs 60 --workers 2
 
-Game ``i`` is played by a mix of bots (``--bots``, default ``expert,expert,ppo-<config>,heuristic``: seat ``q``
-of game ``i`` gets entry ``(i + q) mod len`` of the list, bot seed ``seed + 7 * i + q``; the expert mirror is the
-self-play); every turn start (a ``place_tile`` decision) gives one example per player: ``features(game, p)``
+Game ``i`` is played by the game runner (``benchmarking/runner.py``, in ``--workers`` processes) with a mix of
+bots (``--bots``, default ``expert,expert,ppo-<config>,heuristic``: seat ``q`` of game ``i`` gets entry
+``(i + q) mod len`` of the list, bot seed ``seed + 7 * i + q``; the expert mirror is the self-play), then replayed
+from its actions: every turn start (a ``place_tile`` decision) gives one example per player: ``features(game, p)``
 and ``p``'s final margin (its Influence on the Board at the end minus the best opponent's). Training: an MLP
 (``--hidden``, default 64,64) with mean squared error, Adam, full-batch epochs, 10% of the games held out (the
 held-out loss is recorded in the manifest). Torch is needed here only; the export is ``.npz`` + ``.json``
@@ -18,7 +19,6 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -27,20 +27,38 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import policies  # noqa: E402
-from bc_env.rules import Game  # noqa: E402
+from bc_env.rules import Game, RulesConfig  # noqa: E402
+from benchmarking.runner import GameResult, ScheduledGame, in_order, run_games  # noqa: E402
 from policies.value import FORMAT, VALUES_DIR, features, num_features  # noqa: E402
 
 
-def play_one(args: tuple[str, list[str], int, int]) -> tuple[np.ndarray, np.ndarray]:
-    config, bots, seed, i = args
-    g = Game.new(config, seed + i)
+def schedule(config: RulesConfig, bots: list[str], seed: int, games: int) -> list[ScheduledGame]:
+    """The games: game ``i`` on engine seed ``seed + i``, seat ``q`` played by ``bots[(i + q) % len(bots)]``
+    seeded ``seed + 7 * i + q``."""
+    n = config.players
+    return [
+        ScheduledGame(
+            i,
+            config,
+            seed + i,
+            tuple(bots[(i + q) % len(bots)] for q in range(n)),
+            tuple(seed + 7 * i + q for q in range(n)),
+        )
+        for i in range(games)
+    ]
+
+
+def examples(config: RulesConfig, result: GameResult) -> tuple[np.ndarray, np.ndarray]:
+    """The game of ``result`` replayed: at every turn start one example per player (its features, its final margin)."""
+    if result.forfeit is not None:
+        raise SystemExit(f"game {result.index}: {result.forfeit['bot']} failed: {result.forfeit['reason']}")
+    g = Game.new(config, result.seed)
     n = g.num_players
-    seats = [policies.load(bots[(i + q) % len(bots)], seed=seed + 7 * i + q) for q in range(n)]
     xs: list[list[np.ndarray]] = []
-    while not g.is_terminal():
+    for action in result.actions:
         if g.phase_name == "place_tile":
             xs.append([features(g, p) for p in range(n)])
-        g.apply(seats[g.current_player].act(g))
+        g.apply(action)
     margins = [g.on_board[p] - max(g.on_board[q] for q in range(n) if q != p) for p in range(n)]
     x = np.asarray([row[p] for row in xs for p in range(n)], dtype=np.float32).reshape(-1, num_features(n))
     y = np.asarray([margins[p] for _ in xs for p in range(n)], dtype=np.float32)
@@ -48,11 +66,11 @@ def play_one(args: tuple[str, list[str], int, int]) -> tuple[np.ndarray, np.ndar
 
 
 def generate(config: str, bots: list[str], seed: int, games: int, workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    jobs = [(config, bots, seed, i) for i in range(games)]
-    if workers <= 1:
-        return [play_one(j) for j in jobs]
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(play_one, jobs))
+    """The examples of every game, in game order; the games are played by the game runner (``benchmarking.runner``)
+    in ``workers`` processes."""
+    cfg = RulesConfig.resolve(config)
+    results = run_games(schedule(cfg, bots, seed, games), max(1, workers))
+    return [examples(cfg, r) for r in in_order(results)]
 
 
 def to_arrays(net, mean: np.ndarray, std: np.ndarray) -> dict[str, np.ndarray]:  # noqa: ANN001 (torch)

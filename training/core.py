@@ -367,6 +367,18 @@ class Run:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def resolve_device(device: str) -> str:
+    """A config's ``device`` for torch: ``auto`` -> ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda``
+    without a GPU is a clear error."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RunDirError("device = 'cuda' but torch sees no CUDA device; use device = 'auto' or 'cpu'")
+    return device
+
+
 def describe_eval(entry: dict[str, Any]) -> str:
     """``vs random 75% (52-89%), vs heuristic 40% (...) over 20 games each``."""
     parts = []

@@ -321,16 +321,6 @@ def export_generation(
 # ---------------------------------------------------------------------------- the run
 
 
-def resolve_device(device: str) -> str:
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise TrainConfigError("device 'cuda' asked for, but torch sees no GPU (use device = 'auto' or 'cpu')")
-    return device
-
-
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
@@ -360,7 +350,7 @@ class ExItBackend(Backend):
         self.chain: list[dict[str, Any]] = []
         self.parent: Path | None = None
         self.search_progress = progress
-        self._device = resolve_device(cfg.device)
+        self._device = core.resolve_device(cfg.device)
 
     def plan(self) -> Plan:
         c = self.cfg

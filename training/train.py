@@ -41,7 +41,8 @@ from .config import PoolConfig, TrainConfig, TrainConfigError
 from .core import Backend, Run
 from .export import export_policy, load_policy_weights, parent_provenance
 from .pool import PoolSampler, pool_composition
-from .rundir import RunDirError, write_json_atomic
+from .rundir import RunDirError as RunDirError  # the error of a run directory (tests import it from here)
+from .rundir import write_json_atomic
 from .spatial import SpatialPolicy
 from .spatial import policy_kwargs as spatial_policy_kwargs
 
@@ -331,7 +332,7 @@ class SB3Backend(Backend):
         self.env: Any = None
         self.init: NeuralPolicy | None = None
         self.behaviour_cloning: dict[str, Any] = {}
-        self._device = resolve_device(cfg.device)
+        self._device = core.resolve_device(cfg.device)
         self.run_dir = cfg.run_dir
         self.rules = RulesConfig.resolve(cfg.rules)
 
@@ -531,15 +532,6 @@ class _Callback(BaseCallback):
 def train(cfg: TrainConfig, *, resume: bool = False, progress: bool | None = None) -> dict[str, Any]:
     """Train (or resume) a run with the sb3 backend; returns the summary (also written to ``summary.json``)."""
     return core.train(SB3Backend(cfg), resume=resume, progress=progress)
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` -> ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda`` without a GPU is a clear error."""
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise RunDirError("device = 'cuda' but torch sees no CUDA device; use device = 'auto' or 'cpu'")
-    return device
 
 
 def _logger(run_dir: Path) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 from bc_env.rules import RulesConfig
 
 from .common import bot_names, fail, load_config, presets_help
-from .tournament import add_move_time_argument, check_move_time
+from .tournament import add_move_time_argument, add_progress_argument, check_move_time
 
 NAME = "match"
 HELP = "play many seeded games between bots and print win rates"
@@ -42,12 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=int, default=1, help="games played at once in local processes (default 1; same results)"
     )
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="tqdm progress bar on stderr (default: when stderr is a terminal and tqdm is installed)",
-    )
+    add_progress_argument(parser)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the result as one JSON object")
     out.add_argument("--csv", action="store_true", help="print the result as CSV, one row per entrant")

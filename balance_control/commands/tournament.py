@@ -67,11 +67,15 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="play on a Ray cluster: auto, ray://HOST:10001, or local (a private instance with --workers CPUs)",
     )
+    add_progress_argument(parser)
+
+
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="tqdm progress bar on stderr (default: when stderr is a terminal)",
+        help="tqdm progress bar on stderr (default: when stderr is a terminal and tqdm is installed)",
     )
 
 

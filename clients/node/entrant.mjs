@@ -13,16 +13,7 @@
 // the runner sets per game, so its games are reproducible).
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-
-function mulberry32(a) {
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "./common.mjs";
 
 /** The entrant's rules engine: send(request) resolves with its reply (replies come back in order). */
 class Engine {

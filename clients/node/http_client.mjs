@@ -7,27 +7,9 @@
 //
 //   node clients/node/http_client.mjs --url http://127.0.0.1:8017 [--config core-2p] [--seed 1]
 //                                     [--bot ppo-core-2p] [--bot-seats 1]
-import { parseArgs } from "node:util";
+import { clientOptions, mulberry32, printReplay } from "./common.mjs";
 
-const { values: opts } = parseArgs({
-  options: {
-    url: { type: "string", default: "http://127.0.0.1:8017" },
-    config: { type: "string", default: "core-2p" },
-    seed: { type: "string", default: "1" },
-    bot: { type: "string", default: "ppo-core-2p" },
-    "bot-seats": { type: "string", default: "1" },
-  },
-});
-
-function mulberry32(a) {
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const opts = clientOptions({ url: { type: "string", default: "http://127.0.0.1:8017" } });
 
 /** POST /v1/<cmd> (GET for hello); returns [status, reply]. */
 async function send(cmd, body) {
@@ -70,16 +52,7 @@ async function main() {
     actions.push(reply.action.string);
     ({ game, state } = reply);
   }
-  const doc = {
-    format: "balance-control-replay",
-    version: 1,
-    config: state.config,
-    seed,
-    actions,
-    result: { winners: game.winners, returns: game.returns },
-  };
-  console.log(JSON.stringify(doc));
-  console.error(`http: ${actions.length} actions (${botMoves} by ${opts.bot}); winners ${game.winners.join(",")}`);
+  printReplay("http", { config: state.config, seed, actions, game, bot: opts.bot, botMoves });
 }
 
 main().catch((err) => {

@@ -9,28 +9,9 @@
 //                                      [--bot ppo-core-2p] [--bot-seats 1]
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
+import { clientOptions, mulberry32, printReplay } from "./common.mjs";
 
-const { values: opts } = parseArgs({
-  options: {
-    python: { type: "string", default: process.env.BC_PYTHON || "python3" },
-    config: { type: "string", default: "core-2p" },
-    seed: { type: "string", default: "1" },
-    bot: { type: "string", default: "ppo-core-2p" },
-    "bot-seats": { type: "string", default: "1" },
-  },
-});
-
-// A tiny seeded PRNG (mulberry32) so that the client's own moves are reproducible.
-function mulberry32(a) {
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const opts = clientOptions({ python: { type: "string", default: process.env.BC_PYTHON || "python3" } });
 
 /** One connection to the engine: send(request) resolves with its reply (replies come back in order). */
 class Engine {
@@ -96,16 +77,7 @@ async function main() {
   await engine.call({ cmd: "quit" });
   const code = await engine.exited;
   if (code !== 0) throw new Error(`the engine exited with ${code}`);
-  const doc = {
-    format: "balance-control-replay",
-    version: 1,
-    config: state.config,
-    seed,
-    actions,
-    result: { winners: game.winners, returns: game.returns },
-  };
-  console.log(JSON.stringify(doc));
-  console.error(`stdio: ${actions.length} actions (${botMoves} by ${opts.bot}); winners ${game.winners.join(",")}`);
+  printReplay("stdio", { config: state.config, seed, actions, game, bot: opts.bot, botMoves });
 }
 
 main().catch((err) => {

@@ -37,8 +37,7 @@ from bc_env.encoding import encoder_version
 from bc_env.rules import RulesConfig
 from bc_env.vector import SelfPlayVectorEnv
 from policies.neural import save_policy
-from training.core import Backend, Plan, Run, signed
-from training.rundir import RunDirError
+from training.core import Backend, Plan, Run, resolve_device, signed
 
 from .games import KINDS, LEARNER, SNAPSHOT, Games
 
@@ -87,14 +86,6 @@ def sample(logits: torch.Tensor) -> torch.Tensor:
     """One action per row from masked logits (Gumbel-max: the same distribution as a categorical draw)."""
     u = torch.rand_like(logits).clamp_(1e-12, 1.0)
     return torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
-
-
-def resolve_device(device: str) -> str:
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise RunDirError("device = 'cuda' but torch sees no CUDA device; use device = 'auto' or 'cpu'")
-    return device
 
 
 def chain_advantages(
