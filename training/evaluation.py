@@ -10,10 +10,12 @@ from bc_env.rules import RulesConfig
 from benchmarking.runner import play_match
 
 
-def evaluate(policy: Any, rules: RulesConfig, games: int, seed: int) -> dict[str, dict[str, float]]:
-    """Win rate of ``policy`` against the random and the heuristic bot (all other seats), seats rotated."""
+def evaluate(
+    policy: Any, rules: RulesConfig, games: int, seed: int, opponents: tuple[str, ...] = ("random", "heuristic")
+) -> dict[str, dict[str, float]]:
+    """Win rate of ``policy`` against each of ``opponents`` (that bot in all other seats), seats rotated."""
     out = {}
-    for opponent in ("random", "heuristic"):
+    for opponent in opponents:
         entrants = [policy] + [opponent] * (rules.players - 1)
         match = play_match(rules, entrants, games, seed, rotate_seats=True, progress=False)
         stats = match.entrants[0]

@@ -243,11 +243,9 @@ class SelfPlayBackend(Backend):
         """``selfplay.eval_expert``: the expert bot as a third evaluation opponent."""
         if not self.cfg.selfplay.eval_expert:
             return {}
-        from policies.arena import play_match
+        from training.evaluation import evaluate
 
-        st = play_match(self.rules, [bot] + ["expert"] * (self.players - 1), games, seed + 10_000).entrants[0]
-        lo, hi = st.ci95
-        return {"expert": {"win_rate": st.win_rate, "ci_low": lo, "ci_high": hi, "games": games}}
+        return evaluate(bot, self.rules, games, seed + 10_000, opponents=("expert",))
 
     def close(self) -> None:
         if getattr(self, "games", None) is not None:
