@@ -36,6 +36,7 @@ from torch import nn
 from bc_env.encoding import encoder_version
 from bc_env.rules import RulesConfig
 from bc_env.vector import SelfPlayVectorEnv
+from benchmarking.runner import play_match
 from policies.neural import save_policy
 from training.core import Backend, Plan, Run, signed
 from training.rundir import RunDirError
@@ -252,8 +253,6 @@ class SelfPlayBackend(Backend):
         """``selfplay.eval_expert``: the expert bot as a third evaluation opponent."""
         if not self.cfg.selfplay.eval_expert:
             return {}
-        from policies.arena import play_match
-
         st = play_match(self.rules, [bot] + ["expert"] * (self.players - 1), games, seed + 10_000).entrants[0]
         lo, hi = st.ci95
         return {"expert": {"win_rate": st.win_rate, "ci_low": lo, "ci_high": hi, "games": games}}
