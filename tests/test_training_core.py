@@ -175,3 +175,23 @@ def test_the_learning_curve_shows_win_rates_over_steps_and_over_wall_time() -> N
     assert list(by_step.lines[0].get_xdata()) == [0, 1000, 2000] and list(by_step.lines[2].get_xdata()) == [1000, 2000]
     assert list(by_time.lines[0].get_xdata()) == [5.0, 10.0]  # minutes; the evaluation without a wall time is left out
     assert list(by_time.lines[1].get_ydata()) == [0.3, 0.5]
+
+
+def test_the_throughput_benchmark_gives_every_backend_the_same_valid_setting() -> None:
+    """training/bench.py (docs/benchmarks.md): its overrides make a valid config for each backend, with the same
+    rules, opponents, network and budget, and about the same learner decisions per update."""
+    from training import bench
+
+    common = bench.common_sets(60, "random", "[128,128]", 4096)
+    base = TrainConfig.load("configs/train/zero-core-2p.toml")
+    cfgs = {b: base.override([*common, f'backend="{b}"', *bench.backend_sets(b, 4096)]) for b in bench.BACKENDS}
+    same = {(c.rules, c.net_arch, c.max_seconds, c.pool.p_random, c.bc_games) for c in cfgs.values()}
+    assert same == {("core-2p", (128, 128), 60.0, 1.0, 0)}
+    assert cfgs["sb3"].ppo.n_steps * cfgs["sb3"].n_envs == 4096
+    assert cfgs["rllib"].ppo.n_steps * cfgs["rllib"].n_envs == 4096
+    sp = cfgs["selfplay"]
+    assert sp.ppo.n_steps * sp.selfplay.workers * sp.selfplay.games_per_worker == 2 * 4096  # the net plays 1 seat of 2
+    row = {"backend": "sb3", "steps_per_second": 110.8, "steps": 6084, "seconds": 54.9, "process_seconds": 71.2}
+    assert "| sb3 | **111** | 6,084 | 54.9 | 71 | 4.0 / 5.0 |" in bench.table(
+        [{**row, "load_before": 4, "load_after": 5}]
+    )
