@@ -72,7 +72,9 @@ def learning_curve_figure(evals: list[dict[str, Any]], title: str, xlabel: str =
             rates = [e[opponent] for e in rows]
             (line,) = ax.plot(xs, [r["win_rate"] for r in rates], marker="o", color=color, label=f"vs {opponent}")
             color = line.get_color()  # the same colour in both panels
-            ax.fill_between(xs, [r["ci_low"] for r in rates], [r["ci_high"] for r in rates], color=color, alpha=0.15)
+            lo, hi = [r["ci_low"] for r in rates], [r["ci_high"] for r in rates]
+            ax.fill_between(xs, lo, hi, color=color, alpha=0.12)
+            ax.vlines(xs, lo, hi, color=color, alpha=0.5, linewidth=1)  # each evaluation's interval, also alone
     by_step.set_xlabel(xlabel)
     by_time.set_xlabel(f"wall time ({unit})")
     by_step.set_ylabel("win rate (95% CI)")
