@@ -1,11 +1,11 @@
-"""Ray RLlib: one PPO iteration of self-play with the project's multi-agent env and masked module, on a local Ray.
+"""Ray RLlib: one PPO iteration with the project's batched env and masked module, on a local Ray.
 
     python examples/rllib_minimal.py          # needs the rllib extra: pip install -e '.[rllib]'
 
 ``balance-control train --backend rllib --config ...`` is the full run (snapshots, evaluation, checkpoints, export;
 docs/training.md); this shows the pieces: ``training.rllib.algo.build_config`` turns a training config into RLlib's
-``PPOConfig`` over ``BalanceControlMultiAgentEnv`` (the learner's seats are RLlib agents, the others are bots
-played inside the env).
+``PPOConfig`` whose env runner steps one ``PoolVectorEnv`` (``bc_env.vector.LearnerVectorEnv``: ``n_envs`` games
+in one batched env, the learner in one seat of each, bots from the opponent pool in the others).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The Ray RLlib backend (training/rllib): the multi-agent env, the masked module, and a tiny run on local Ray end to
-end (train, checkpoint, resume, export, load, play)."""
+"""The Ray RLlib backend (training/rllib): the batched env its env runners step, the masked module, and a tiny run on
+local Ray end to end (train, checkpoint, resume, export, load, play)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ import torch  # noqa: E402
 import policies  # noqa: E402
 from bc_env.encoding import Encoder  # noqa: E402
 from bc_env.rules import Game, RulesConfig  # noqa: E402
+from bc_env.vector import LearnerVectorEnv  # noqa: E402
 from benchmarking.runner import play_game, play_match  # noqa: E402
 from policies.neural import NeuralPolicy  # noqa: E402
 from training.config import PoolConfig, TrainConfig, TrainConfigError  # noqa: E402
-from training.rllib.env import LEARNER, BalanceControlMultiAgentEnv  # noqa: E402
+from training.rllib.env import PoolVectorEnv  # noqa: E402
 from training.rllib.module import MASKED_LOGIT  # noqa: E402
 from training.rllib.trainer import RunDirError, train  # noqa: E402
 
@@ -35,53 +36,59 @@ TINY = "configs/train/tiny.toml"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _env(players: str = "core-2p", **pool: float) -> BalanceControlMultiAgentEnv:
+def _env(players: str = "core-2p", num_envs: int = 4, **pool: float) -> PoolVectorEnv:
     rules = RulesConfig.resolve(players).to_dict()
-    return BalanceControlMultiAgentEnv(
-        {"rules": rules, "pool": asdict(PoolConfig(**pool)), "p_self": 1.0, "seed": 5, "reward": "zero_sum"}
-    )
+    config = {"rules": rules, "pool": asdict(PoolConfig(**pool)), "seed": 5, "reward": "zero_sum", "num_envs": num_envs}
+    return PoolVectorEnv(config)
 
 
-def _play_out(env: BalanceControlMultiAgentEnv, obs: dict) -> tuple[dict, dict, list[str]]:
-    """Step the env with the first legal action until the game ends; the final rewards and the agents that acted."""
-    actors: list[str] = []
-    while True:
-        assert len(obs) == 1, "one observation: the agent to act"
-        (agent, o), *_ = obs.items()
-        assert o["action_mask"].any() and env.aec.game.current_player == int(agent.split("_")[1])
-        actors.append(agent)
-        obs, rewards, terminated, truncated, _ = env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
-        assert not truncated["__all__"]
-        if terminated["__all__"]:
-            return obs, rewards, actors
+def _first_legal(obs: dict) -> np.ndarray:
+    return np.argmax(obs["action_mask"], axis=1)
 
 
-def test_env_seats_bots_inside_and_learner_agents_outside():
-    env = _env(p_random=1.0, p_heuristic=0.0)  # the opponent is always the random bot, played inside the env
-    for episode in range(2):
-        obs, _ = env.reset(seed=11) if episode == 0 else env.reset()
-        learner = env.possible_agents[episode % 2]  # the learner's seat rotates
-        assert env.seats[episode % 2] == LEARNER and env.seats[1 - episode % 2] != LEARNER
-        final_obs, rewards, actors = _play_out(env, obs)
-        assert set(actors) == {learner} and set(rewards) == {learner} and set(final_obs) == {learner}
-        game = env.aec.game
-        assert game.is_terminal() and rewards[learner] == game.returns()[episode % 2]
-        assert not final_obs[learner]["action_mask"].any()
+def test_env_is_one_batched_env_of_pool_games_with_rllibs_autoreset():
+    env = _env(p_random=1.0, p_heuristic=0.0)  # every opponent is the random bot, played inside the env
+    obs, infos = env.reset(seed=11)
+    assert isinstance(env, LearnerVectorEnv) and env.num_envs == 4 and infos == {}
+    assert obs["observation"].shape == (4, env.core.obs_dim) and obs["action_mask"].dtype == np.int8
+    assert env.single_observation_space["action_mask"].shape == (env.core.num_actions,)
+    assert all(o[0].name == "random" for o in env.slot_opponents)
+    ended = 0
+    for _ in range(400):
+        seats = env.seat.copy()
+        before = [g for g in env.core.games]
+        obs, reward, terminated, truncated, infos = env.step(_first_legal(obs))
+        assert not truncated.any() and infos == {}
+        for i in np.flatnonzero(terminated).tolist():  # the final observation and the learner's reward
+            game = env.core.ended[i]
+            assert game is before[i] and game.is_terminal() and reward[i] == game.returns()[seats[i]]
+            assert not obs["action_mask"][i].any()
+            np.testing.assert_array_equal(obs["observation"][i], Encoder(game.config).encode(game, int(seats[i])))
+            ended += 1
+        assert not reward[~terminated].any()
+        assert np.array_equal(env.core.to_move, env.seat)  # the learner is to move in every game
+        if ended >= 2:
+            break
+    assert ended >= 2
+    pending = np.flatnonzero(terminated)
+    obs, reward, terminated, _, _ = env.step(_first_legal(obs))  # the rows that ended: action ignored, next game
+    assert not reward[pending].any() and not terminated[pending].any()
+    assert obs["action_mask"][pending].any(axis=1).all()
 
 
-def test_env_live_self_play_makes_every_seat_an_agent():
-    env = _env("core-4p", p_random=0.0, p_heuristic=0.0)  # no snapshots yet and p_self = 1: all learner seats
-    obs, _ = env.reset(seed=3)
-    assert env.seats == [LEARNER] * 4
-    final_obs, rewards, actors = _play_out(env, obs)
-    assert set(actors) == set(rewards) == set(final_obs) == set(env.possible_agents)
-    assert [rewards[a] for a in env.possible_agents] == list(env.aec.game.returns())
+def test_env_draws_each_new_games_opponents_from_the_pool():
+    env = _env(p_random=0.5, p_heuristic=0.5, num_envs=8)
+    env.reset(seed=3)
+    names = [o[0].name for o in env.slot_opponents]
+    assert set(names) == {"random", "heuristic"}, names
+    env.set_snapshots([{"name": "s", "path": str(policies.BOTS_DIR / "ppo-core-2p"), "step": 1}])
+    assert env.sampler.snapshots[0]["step"] == 1
 
 
 #: The digest of the trace below. Importing Ray takes ~7 s of CPU, so the determinism across processes and hash
 #: seeds is checked against this recorded value rather than in a fresh process (tests/crossproc.py). It changes
 #: only when the env, the encoder, the engine or the pool's bots change what they do for a seed: then re-record it.
-ENV_TRACE_DIGEST = "08f7e31032c1340f9d02f8aeb611e4d2c275c0b83b9bb812bd9fddaca5cb0fce"
+ENV_TRACE_DIGEST = "75da73363c68eb5cc12a0a25f2a148c6020fc1a1cbd75bc2b4d48893b9ab5b8f"
 
 
 def test_env_is_reproducible_from_its_seed():
@@ -90,17 +97,39 @@ def test_env_is_reproducible_from_its_seed():
         obs, _ = env.reset(seed=2)
         h = hashlib.sha256()
         for _ in range(60):
-            (agent, o), *_ = obs.items()
-            action = int(np.flatnonzero(o["action_mask"])[-1])
-            h.update(f"{agent}:{action}:".encode() + o["observation"].tobytes() + o["action_mask"].tobytes())
-            obs, _, term, _, _ = env.step({agent: action})
-            if term["__all__"]:
-                obs, _ = env.reset()
+            action = np.argmax(obs["action_mask"][:, ::-1], axis=1)
+            action = obs["action_mask"].shape[1] - 1 - action  # the last legal action of each game
+            h.update(action.tobytes() + obs["observation"].tobytes() + obs["action_mask"].tobytes())
+            obs, reward, terminated, _, _ = env.step(action)
+            h.update(reward.tobytes() + terminated.tobytes())
         return h.hexdigest()
 
     first = trace()
-    assert first == trace()  # the env keeps no state between episodes of the same seed
+    assert first == trace()  # the env keeps no state between resets with the same seed
     assert first == ENV_TRACE_DIGEST  # nor between processes (another hash seed, the recorded run)
+
+
+def test_the_env_runner_steps_one_batched_env_of_n_envs_games():
+    """RLlib's env runner builds one PoolVectorEnv of n_envs games (gym_env_vectorize_mode "vector_entry_point"),
+    not n_envs one-game envs, and samples through it: the episodes are its games."""
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    from training.rllib.algo import build_config
+
+    cfg = TrainConfig.load(TINY).override(['backend="rllib"', "bc_games=0", "n_envs=6", "rllib.num_env_runners=0"])
+    runner = SingleAgentEnvRunner(config=build_config(cfg, RulesConfig.resolve("core-2p")))
+    try:
+        env = runner.env.unwrapped
+        assert type(env) is PoolVectorEnv and env.num_envs == runner.num_envs == 6
+        episodes = runner.sample(num_timesteps=120, random_actions=False)
+        assert sum(len(e) for e in episodes) >= 120 and len(episodes) >= 6  # an episode per game at least
+        first = episodes[0].get_observations(0)
+        assert first["observation"].shape == (env.core.obs_dim,) and first["action_mask"].any()
+        actions = np.concatenate([e.get_actions() for e in episodes])
+        masks = np.concatenate([e.get_observations()["action_mask"][:-1] for e in episodes])
+        assert masks[np.arange(len(actions)), actions].all(), "every sampled action was legal"
+    finally:
+        runner.stop()
 
 
 def test_backend_rllib_refuses_what_it_does_not_train_and_switches_off_behaviour_cloning():
@@ -116,8 +145,8 @@ def test_backend_rllib_refuses_what_it_does_not_train_and_switches_off_behaviour
     )
     for bad, msg in (
         ('backend="jax"', "backend"),
-        ('rllib.policies="league"', "policies"),
-        ("rllib.p_self=2", "p_self"),
+        ("rllib.num_env_runners=-1", "num_env_runners"),
+        ('rllib.policies="per_seat"', "unknown config key"),  # one learner seat per game: one policy
     ):
         with pytest.raises(TrainConfigError, match=msg):
             cfg.override([bad])
@@ -153,7 +182,9 @@ def _fingerprint_tool():
 def test_the_run_directory_has_every_file_it_had_before_the_training_core(tiny_run):
     """Every file the rllib run directory had before the backend moved onto training/core.py (issue 31). The
     weights are not compared: RLlib's first PPO iteration has two outcomes for one seed here (a start-up race
-    between Ray's env runner and the learner, seen with the code before the move too; docs/training.md)."""
+    between Ray's env runner and the learner, seen with the code before the move too; docs/training.md). Since the
+    env runners step the batched env (issue 26: single-agent RLlib) the module's directory is RLlib's
+    ``default_policy`` instead of ``main``: the fixture names it so."""
     _, first, *_ = tiny_run
     golden = json.loads((ROOT / "tests" / "fixtures" / "training-tiny.json").read_text())["rllib"]
     later = {"pool/snapshot-000000512.json", "pool/snapshot-000000512.npz"}  # this run stops at 256 steps
@@ -209,7 +240,7 @@ def test_rllib_export_is_the_learners_policy_and_plays_through_policies_load(tin
     assert isinstance(bot, NeuralPolicy) and bot.kind == "mlp"
     assert bot.manifest.data["training"]["backend"] == "rllib" and bot.manifest.data["training"]["steps"] == 512
     module = RLModule.from_checkpoint(
-        cfg.run_dir / "checkpoint" / "algo" / "learner_group" / "learner" / "rl_module" / "main"
+        cfg.run_dir / "checkpoint" / "algo" / "learner_group" / "learner" / "rl_module" / "default_policy"
     )
     game = Game.new("core-2p", 4)
     encoder = Encoder(game.config)
@@ -247,16 +278,15 @@ def test_train_command_with_backend_rllib_reports_config_errors_cleanly(capsys, 
     assert "cannot resume" in capsys.readouterr().err
 
 
-def test_per_seat_policies_map_each_seat_to_its_own_module():
+def test_the_ppo_config_maps_the_training_config():
     from training.rllib.algo import build_config
 
-    cfg = TrainConfig.load(TINY).override(['backend="rllib"', "bc_games=0", 'rllib.policies="per_seat"'])
+    cfg = TrainConfig.load(TINY).override(['backend="rllib"', "bc_games=0", "n_envs=4"])
     config = build_config(cfg, RulesConfig.resolve("core-4p"))
-    assert sorted(config.policies) == ["seat_0", "seat_1", "seat_2", "seat_3"]
-    assert [config.policy_mapping_fn(f"player_{i}", None) for i in range(4)] == ["seat_0", "seat_1", "seat_2", "seat_3"]
-    shared = build_config(cfg.override(['rllib.policies="shared"']), RulesConfig.resolve("core-4p"))
-    assert sorted(shared.policies) == ["main"] and shared.policy_mapping_fn("player_3", None) == "main"
+    assert config.env is PoolVectorEnv and config.num_envs_per_env_runner == 4
+    assert config.gym_env_vectorize_mode == "vector_entry_point"
     assert config.train_batch_size_per_learner == cfg.ppo.n_steps * cfg.n_envs
+    assert config.rollout_fragment_length == cfg.ppo.n_steps
     assert (config.minibatch_size, config.num_epochs, config.clip_param) == (64, 1, cfg.ppo.clip_range)
 
 
@@ -265,16 +295,16 @@ def test_init_policy_starts_the_module_from_an_exported_policy(tiny_run):
 
     cfg, *_ = tiny_run
     path = str(cfg.run_dir / "policy")
-    env = _env()
-    space, actions = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    env = _env(num_envs=1)
+    space, actions = env.single_observation_space, env.single_action_space
     model_config = {"hidden": list(cfg.net_arch), "activation": cfg.activation, "init_policy": path}
     module = MaskedMLPModule(observation_space=space, action_space=actions, model_config=model_config)
-    obs, _ = env.reset(seed=9)
-    (_, o), *_ = obs.items()
-    batch = {"obs": {k: torch.as_tensor(v[None]) for k, v in o.items()}}
+    o, _ = env.reset(seed=9)
+    batch = {"obs": {k: torch.as_tensor(v) for k, v in o.items()}}
     logits = module.forward_inference(batch)["action_dist_inputs"][0].numpy()
-    mask = o["action_mask"].astype(bool)
-    np.testing.assert_allclose(logits[mask], NeuralPolicy(path).logits(o["observation"])[mask], rtol=1e-5, atol=1e-6)
+    mask = o["action_mask"][0].astype(bool)
+    expected = NeuralPolicy(path).logits(o["observation"][0])[mask]
+    np.testing.assert_allclose(logits[mask], expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="layer 0"):
         MaskedMLPModule(observation_space=space, action_space=actions, model_config={**model_config, "hidden": [16]})
 

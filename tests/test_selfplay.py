@@ -39,12 +39,13 @@ def test_a_tiny_run_trains_resumes_exports_and_the_bot_plays(tmp_path):
     assert (run / "learning_curve.png").is_file()
     # --resume through the command line, towards a larger budget: the step count goes on, the evaluations add up.
     args = ["--config", TINY, "--resume", "--no-progress", "--set", f'runs_dir="{tmp_path}"', "--set", "ppo.n_steps=8"]
-    more = ["--set", "total_steps=128", "--set", "eval_every=1000", "--set", "selfplay.eval_expert=true"]
-    assert train_main([*args, *more]) == 0
+    more = ["--set", "total_steps=128", "--set", "eval_every=1000", "--set", "eval_games=1"]
+    assert train_main([*args, *more, "--set", "selfplay.eval_expert=true"]) == 0
     summary = json.loads((run / "summary.json").read_text())
     evals = json.loads((run / "evals.json").read_text())
     assert summary["steps"] >= 128 > first["steps"] and len(evals) == 2 and evals[1]["step"] == summary["steps"]
-    assert "expert" not in evals[0] and evals[1]["expert"]["games"] == 2  # selfplay.eval_expert: a third opponent
+    assert "expert" not in evals[0] and evals[1]["expert"]["games"] == 1  # selfplay.eval_expert: a third opponent
+    assert 0 < evals[0]["wall_seconds"] <= evals[1]["wall_seconds"] <= summary["wall_seconds"]
     bot = policies.load(str(run / "policy"))
     manifest = json.loads((run / "policy.json").read_text())
     assert manifest["training"]["backend"] == "selfplay" and manifest["training"]["steps"] == summary["steps"]

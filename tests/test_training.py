@@ -67,7 +67,7 @@ def test_tiny_run_writes_everything(tiny_run):
     assert cloned.manifest.data["training"]["steps"] == 0
     evals = json.loads((run / "evals.json").read_text())
     assert evals[-1]["step"] == summary["steps"]
-    assert set(evals[-1]) == {"step", "random", "heuristic"}
+    assert set(evals[-1]) == {"step", "wall_seconds", "random", "heuristic"}
 
 
 def test_resume_continues_the_step_counter_and_pool(tiny_run):

@@ -98,7 +98,9 @@ def test_a_backend_gets_the_whole_run_from_the_core(tmp_path: Path, capsys: pyte
     assert summary["stopped_by"] == "total_steps" and summary["policy"] == str(run_dir / "policy.npz")
     for name in ("config.json", "evals.json", "learning_curve.png", "summary.json", "policy.json", "progress.jsonl"):
         assert (run_dir / name).is_file(), name
-    assert [e["step"] for e in json.loads((run_dir / "evals.json").read_text())] == [128, 256]
+    evals = json.loads((run_dir / "evals.json").read_text())
+    assert [e["step"] for e in evals] == [128, 256]
+    assert 0 < evals[0]["wall_seconds"] <= evals[1]["wall_seconds"] <= summary["wall_seconds"]
     assert backend.snapshots_seen == [[64], [64, 128], [128, 192], [192, 256]]  # the pool keeps max_snapshots
     state = json.loads((run_dir / "checkpoint" / "state.json").read_text())
     assert state["steps"] == 256 and state["backend"] == {"steps": 256}
@@ -152,3 +154,44 @@ def test_every_registered_backend_is_a_backend() -> None:
         assert issubclass(backend, Backend) and backend.name == name, (module, cls)
     rules = RulesConfig.resolve("core-2p")
     assert CountingBackend(TrainConfig.load(TINY)).identity(rules)["num_actions"] == Game.new(rules, 0).num_actions
+
+
+def test_the_learning_curve_shows_win_rates_over_steps_and_over_wall_time() -> None:
+    from training.evaluation import learning_curve_figure
+
+    def result(rate: float) -> dict[str, float]:
+        return {"win_rate": rate, "ci_low": rate / 2, "ci_high": (1 + rate) / 2, "games": 40}
+
+    evals = [
+        {"step": 0, "random": result(0.5), "heuristic": result(0.2)},  # recorded before evaluations had a wall time
+        {"step": 1000, "wall_seconds": 300.0, "random": result(0.6), "heuristic": result(0.3), "expert": result(0.1)},
+        {"step": 2000, "wall_seconds": 600.0, "random": result(0.9), "heuristic": result(0.5), "expert": result(0.2)},
+    ]
+    fig = learning_curve_figure(evals, "run (core-2p, selfplay)", xlabel="learner steps")
+    by_step, by_time = fig.axes
+    assert (by_step.get_xlabel(), by_time.get_xlabel()) == ("learner steps", "wall time (minutes)")
+    assert [line.get_label() for line in by_step.lines] == ["vs random", "vs heuristic", "vs expert"]
+    assert [line.get_label() for line in by_time.lines] == ["vs random", "vs heuristic", "vs expert"]
+    assert list(by_step.lines[0].get_xdata()) == [0, 1000, 2000] and list(by_step.lines[2].get_xdata()) == [1000, 2000]
+    assert list(by_time.lines[0].get_xdata()) == [5.0, 10.0]  # minutes; the evaluation without a wall time is left out
+    assert list(by_time.lines[1].get_ydata()) == [0.3, 0.5]
+
+
+def test_the_throughput_benchmark_gives_every_backend_the_same_valid_setting() -> None:
+    """training/bench.py (docs/benchmarks.md): its overrides make a valid config for each backend, with the same
+    rules, opponents, network and budget, and about the same learner decisions per update."""
+    from training import bench
+
+    common = bench.common_sets(60, "random", "[128,128]", 4096)
+    base = TrainConfig.load("configs/train/zero-core-2p.toml")
+    cfgs = {b: base.override([*common, f'backend="{b}"', *bench.backend_sets(b, 4096)]) for b in bench.BACKENDS}
+    same = {(c.rules, c.net_arch, c.max_seconds, c.pool.p_random, c.bc_games) for c in cfgs.values()}
+    assert same == {("core-2p", (128, 128), 60.0, 1.0, 0)}
+    assert cfgs["sb3"].ppo.n_steps * cfgs["sb3"].n_envs == 4096
+    assert cfgs["rllib"].ppo.n_steps * cfgs["rllib"].n_envs == 4096
+    sp = cfgs["selfplay"]
+    assert sp.ppo.n_steps * sp.selfplay.workers * sp.selfplay.games_per_worker == 2 * 4096  # the net plays 1 seat of 2
+    row = {"backend": "sb3", "steps_per_second": 110.8, "steps": 6084, "seconds": 54.9, "process_seconds": 71.2}
+    assert "| sb3 | **111** | 6,084 | 54.9 | 71 | 4.0 / 5.0 |" in bench.table(
+        [{**row, "load_before": 4, "load_after": 5}]
+    )

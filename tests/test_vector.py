@@ -9,6 +9,7 @@ import pytest
 
 from bc_env.encoding import Encoder
 from bc_env.env import raw_env
+from bc_env.env.errors import EnvOptionError
 from bc_env.rules import Game, IllegalActionError, RulesConfig, preset_names
 from bc_env.vector import LearnerVectorEnv, SelfPlayVectorEnv
 
@@ -193,6 +194,59 @@ def test_learner_view_shows_only_the_learners_decisions_and_rotates_seats():
         ended += int(terminated.sum())
     assert ended > 0 and opponent.calls > 0 and seats_seen == {0, 1}
     assert info["action_mask"] is env.action_masks()
+
+
+def test_next_step_autoreset_shows_the_final_observation_then_the_next_game():
+    """Gymnasium's NEXT_STEP mode (RLlib's env runners): the same games, rewards and observations as SAME_STEP, with
+    one more step per game: the step that ends it shows the learner's final observation, the next one starts the
+    next game and ignores that row's action."""
+    from gymnasium.vector import AutoresetMode
+
+    same = LearnerVectorEnv("core-2p", 1, seed=4)
+    nxt = LearnerVectorEnv("core-2p", 1, seed=4, autoreset_mode=AutoresetMode.NEXT_STEP)
+    assert nxt.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    obs_a, _ = same.reset()
+    obs_b, _ = nxt.reset()
+    assert obs_b is not nxt.core.obs and np.array_equal(obs_a, obs_b)
+    encoder, ended, pending = Encoder("core-2p"), 0, False
+    while ended < 3:
+        if pending:  # the row of the game that ended: any action, even an illegal one, is ignored
+            obs_b, reward, terminated, _, info = nxt.step(np.array([-1]))
+            assert reward[0] == 0 and not terminated[0] and np.array_equal(obs_b, obs_a)
+            assert np.array_equal(nxt.action_masks(), same.action_masks())
+            pending = False
+            continue
+        action = np.argmax(same.action_masks(), axis=1)
+        seat = int(same.seat[0])
+        obs_a, reward_a, terminated_a, _, _ = same.step(action)
+        obs_b, reward, terminated, _, info = nxt.step(action)
+        assert reward[0] == reward_a[0] and terminated[0] == terminated_a[0]
+        if terminated[0]:
+            game = nxt.core.ended[0]
+            assert reward[0] == game.returns()[seat] and not info["action_mask"].any()
+            np.testing.assert_array_equal(obs_b[0], encoder.encode(game, seat))
+            ended, pending = ended + 1, True
+        else:
+            assert np.array_equal(obs_a, obs_b) and np.array_equal(nxt.action_masks(), same.action_masks())
+
+
+def test_a_callable_draws_the_opponents_of_every_new_game():
+    drawn: list[_First] = []
+
+    def draw() -> _First:
+        drawn.append(_First())
+        return drawn[-1]
+
+    env = LearnerVectorEnv("core-2p", 3, opponents=draw, seed=1)
+    env.reset()
+    assert len(drawn) == 3 and [o[0] for o in env.slot_opponents] == drawn
+    ended, rng = 0, np.random.default_rng(0)
+    while ended < 2:
+        _, _, terminated, _, _ = env.step(_random_actions(env.action_masks(), rng))
+        ended += int(terminated.sum())
+    assert len(drawn) == 3 + ended and sum(o.calls > 0 for o in drawn) >= 3
+    with pytest.raises(EnvOptionError, match="act"):
+        LearnerVectorEnv("core-2p", 2, opponents=lambda: "heuristic", seed=1).reset()
 
 
 def test_maskable_ppo_learns_on_the_learner_view_through_the_sb3_adapter():

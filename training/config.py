@@ -65,16 +65,11 @@ class RLlibConfig:
     num_cpus: int = 2
     #: Object store of the local Ray instance in MB (``address = ""`` only).
     object_store_mb: int = 200
-    #: Remote sampling processes (Ray actors), each stepping ``n_envs`` environments; 0 = sample in the driver.
+    #: Remote sampling processes (Ray actors), each stepping a batched env of ``n_envs`` games; 0 = sample in the
+    #: driver.
     num_env_runners: int = 1
     #: Remote learner processes (0 = the learner runs in the driver); more than 1 is data-parallel training.
     num_learners: int = 0
-    #: "shared": one policy plays every learner seat; "per_seat": one policy per seat (``seat_<i>``).
-    policies: str = "shared"
-    #: Of the snapshot share of the opponent seats (1 - pool.p_random - pool.p_heuristic): the probability that the
-    #: seat is played by the learning policy itself (live self-play: both sides are RLlib agents and learn) rather
-    #: than by a frozen snapshot; before the first snapshot that share is all live self-play.
-    p_self: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -104,7 +99,7 @@ class TrainConfig:
     seed: int = 0
     #: Total environment steps (learner decisions) to train for.
     total_steps: int = 200_000
-    #: Parallel environments (processes when > 1).
+    #: Parallel environments: processes when > 1 (sb3); the games of each env runner's batched env (rllib).
     n_envs: int = 2
     #: Network of the policy: "mlp" (``net_arch`` hidden layers over the flat observation, policy and value
     #: separate) or "spatial" (``training/spatial.py``: ``conv_layers`` 3x3 convolutions of ``conv_channels``
@@ -146,8 +141,9 @@ class TrainConfig:
     #: this many seconds, whichever comes first, then evaluates and exports like a finished run.
     max_seconds: float = 0.0
     runs_dir: str = "runs"
-    #: Trainer: "sb3" (sb3-contrib MaskablePPO on this machine, ``training/train.py``) or "rllib" (Ray RLlib PPO,
-    #: multi-agent, on a local or remote Ray cluster: ``training/rllib/``; needs the ``rllib`` extra).
+    #: Trainer: "sb3" (sb3-contrib MaskablePPO on this machine, ``training/train.py``), "rllib" (Ray RLlib PPO on a
+    #: local or remote Ray cluster: ``training/rllib/``; needs the ``rllib`` extra) or "selfplay"
+    #: (``training/selfplay/``).
     backend: str = "sb3"
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
@@ -203,16 +199,12 @@ class TrainConfig:
             allowed = ", ".join(repr(b) for b in BACKENDS)
             raise TrainConfigError(f"backend must be one of {allowed}, got {self.backend!r}")
         r = self.rllib
-        if r.policies not in ("shared", "per_seat"):
-            raise TrainConfigError(f"rllib.policies must be 'shared' or 'per_seat', got {r.policies!r}")
         for name in ("num_env_runners", "num_learners"):
             v = getattr(r, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise TrainConfigError(f"rllib.{name} must be an integer >= 0, got {v!r}")
         if r.num_cpus < 1 or r.object_store_mb < 80:
             raise TrainConfigError("rllib.num_cpus must be >= 1 and rllib.object_store_mb >= 80")
-        if not 0.0 <= r.p_self <= 1.0:
-            raise TrainConfigError(f"rllib.p_self must be in [0, 1], got {r.p_self!r}")
         sp = self.selfplay
         if isinstance(sp.workers, bool) or not isinstance(sp.workers, int) or sp.workers < 0:
             raise TrainConfigError(f"selfplay.workers must be an integer >= 0, got {sp.workers!r}")

@@ -13,7 +13,8 @@ A *backend* (sb3 in ``training/train.py``, rllib in ``training/rllib/trainer.py`
   checkpoints, and the ``max_seconds`` budget;
 * what people see: one line at the start, a progress bar on a terminal (tqdm's rate, the backend's own figures,
   the latest evaluation; never ``nan``), one line per evaluation, TensorBoard scalars in ``tb/`` (with the same rows in
-  ``progress.jsonl``), and at the end ``learning_curve.png``, ``summary.json`` and one summary line;
+  ``progress.jsonl``), and at the end ``learning_curve.png`` (win rates over the backend's unit and over the run's
+  wall time, each evaluation's ``wall_seconds`` in ``evals.json``), ``summary.json`` and one summary line;
 * the export at the end: ``policy.npz`` + ``policy.json`` with the run's provenance.
 
 The backend interface (subclass :class:`Backend`; docs/training.md, "Adding a backend")::
@@ -340,7 +341,10 @@ class Run:
         bot, seed = NeuralPolicy(path), 10_000 + len(self.state.evals)
         result = evaluate(bot, self.rules, self.plan.eval_games, seed=seed)
         result.update(self.backend.evaluate_more(bot, self.plan.eval_games, seed))
-        entry = {"step": int(steps), **result}
+        # The run's wall-clock seconds so far (all invocations, start-up excluded, evaluations included), as
+        # summary.json's wall_seconds: the x axis of the learning curve's wall-time panel.
+        wall = self.state.wall_seconds + time.time() - self.t0
+        entry = {"step": int(steps), "wall_seconds": round(wall, 1), **result}
         self.state.evals.append(entry)
         for opponent, r in result.items():
             self.log.record(f"eval/win_rate_vs_{opponent}", r["win_rate"])

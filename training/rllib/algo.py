@@ -4,82 +4,49 @@ The ``[ppo]`` table maps onto RLlib's PPO one to one (RLlib name in brackets): l
 (train_batch_size_per_learner: the steps sampled per update, as sb3's rollout), batch_size (minibatch_size),
 n_epochs (num_epochs), gamma, gae_lambda (lambda_), clip_range (clip_param), ent_coef (entropy_coeff), vf_coef
 (vf_loss_coeff), max_grad_norm (grad_clip, by global norm). Like sb3's PPO there is no KL penalty and no value
-clipping. ``n_envs`` environments are stepped by each of ``rllib.num_env_runners`` env runners.
+clipping. Each of ``rllib.num_env_runners`` env runners steps one batched env of ``n_envs`` games
+(:class:`.env.PoolVectorEnv`, RLlib's ``gym_env_vectorize_mode = "vector_entry_point"``).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
+from gymnasium import VectorizeMode
 from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from bc_env.rules import RulesConfig
 
 from ..config import TrainConfig
-from .env import BalanceControlMultiAgentEnv
+from .env import PoolVectorEnv
 from .module import MaskedMLPModule
 
-
-def module_ids(cfg: TrainConfig, players: int) -> list[str]:
-    """The trained policies: ``main`` (one shared policy) or ``seat_<i>`` (one per seat)."""
-    return ["main"] if cfg.rllib.policies == "shared" else [f"seat_{i}" for i in range(players)]
-
-
-def policy_mapping(policies: str):  # type: ignore[no-untyped-def]
-    """Agent ``player_<i>`` -> its module: ``main`` for all, or ``seat_<i>``."""
-    if policies == "shared":
-        return _shared
-    return _per_seat
-
-
-def _shared(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    return "main"
-
-
-def _per_seat(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    return "seat_" + agent_id.rsplit("_", 1)[1]
+#: The one trained module (RLlib's name for the module of a single-agent algorithm).
+MODULE_ID = DEFAULT_MODULE_ID
 
 
 def build_config(
     cfg: TrainConfig, rules: RulesConfig, *, num_gpus_per_learner: float = 0, init_policy: str = ""
 ) -> PPOConfig:
     p = cfg.ppo
-    ids = module_ids(cfg, rules.players)
     model_config = {"hidden": list(cfg.net_arch), "activation": cfg.activation, "init_policy": init_policy}
-    env_config = {
-        "rules": rules.to_dict(),
-        "reward": cfg.reward,
-        "pool": asdict(cfg.pool),
-        "p_self": cfg.rllib.p_self,
-        "seed": cfg.seed,
-    }
+    env_config = {"rules": rules.to_dict(), "reward": cfg.reward, "pool": asdict(cfg.pool), "seed": cfg.seed}
     rollout = p.n_steps * cfg.n_envs
     runners = max(cfg.rllib.num_env_runners, 1)
     return (
         PPOConfig()
-        .environment(BalanceControlMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .environment(PoolVectorEnv, env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=cfg.rllib.num_env_runners,
             num_envs_per_env_runner=cfg.n_envs,
+            gym_env_vectorize_mode=VectorizeMode.VECTOR_ENTRY_POINT.value,
             rollout_fragment_length=max(1, rollout // (runners * cfg.n_envs)),
             num_cpus_per_env_runner=1,
         )
         .learners(num_learners=cfg.rllib.num_learners, num_gpus_per_learner=num_gpus_per_learner)
-        .multi_agent(
-            policies=set(ids),
-            policy_mapping_fn=policy_mapping(cfg.rllib.policies),
-            policies_to_train=ids,
-        )
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={
-                    mid: RLModuleSpec(module_class=MaskedMLPModule, model_config=model_config) for mid in ids
-                }
-            )
-        )
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedMLPModule, model_config=model_config))
         .training(
             lr=p.learning_rate,
             train_batch_size_per_learner=rollout,

@@ -3,9 +3,10 @@
 The run around it is the training core's (``training/core.py``): the same run directory as every backend
 (``config.json``, ``checkpoint/``, ``pool/``, ``evals.json``, ``tb/`` + ``progress.jsonl``, ``learning_curve.png``,
 ``summary.json``, ``policy.npz`` + ``policy.json``). This backend's own: Ray (started here or joined), its output
-routed into ``ray.log``, the PPO algorithm, ``checkpoint/algo/`` (RLlib's checkpoint of the algorithm with modules,
-optimizers and env runner states) with the Python RNG state, one ``progress.jsonl`` row per PPO iteration (steps/s,
-episode return, losses, RLlib's timers) and, for per-seat policies, ``policy-seat_<i>`` beside ``policy``.
+routed into ``ray.log``, the PPO algorithm (its env runners each step one batched env of ``n_envs`` games,
+``env.py``), ``checkpoint/algo/`` (RLlib's checkpoint of the algorithm with the module, optimizer and env runner
+states) with the Python RNG state and one ``progress.jsonl`` row per PPO iteration (steps/s, episode return, losses,
+RLlib's timers).
 Behaviour cloning is the sb3 backend's: a config with ``bc_games`` > 0 runs here with it switched off (a note says
 so).
 """
@@ -31,6 +32,7 @@ from .. import core
 from ..config import RLlibConfig, TrainConfig, TrainConfigError
 from ..core import Backend, Run, signed
 from ..rundir import RunDirError
+from .algo import MODULE_ID
 
 #: Keys whose change makes a run directory incompatible. Where the run executes (rllib.address, num_cpus,
 #: num_env_runners, num_learners, device) may change between invocations.
@@ -95,17 +97,15 @@ def start_ray(r: RLlibConfig) -> bool:
 
 
 def push_snapshots(algo: Any, snapshots: list[dict[str, Any]]) -> None:
-    """Hand the pool's snapshot list to every env of every env runner (paths: on a multi-node cluster the run
-    directory must be on a file system all nodes share, see docs/training.md)."""
+    """Hand the pool's snapshot list to the batched env of every env runner (paths: on a multi-node cluster the
+    run directory must be on a file system all nodes share, see docs/training.md)."""
 
     def update(runner: Any) -> int:
         env = getattr(runner, "env", None)
         if env is None:  # the driver's local runner when remote runners sample
             return 0
-        envs = getattr(env, "envs", None) or [env]
-        for e in envs:
-            e.unwrapped.set_snapshots(snapshots)
-        return len(envs)
+        env.unwrapped.set_snapshots(snapshots)
+        return 1
 
     algo.env_runner_group.foreach_env_runner(update, local_env_runner=True)
 
@@ -136,9 +136,9 @@ class RayOutput:
 
 
 class RLlibBackend(Backend):
-    """RLlib PPO (multi-agent, local Ray or a cluster); the run around it is ``training/core.py``'s. Its own: Ray,
-    the algorithm (``algo.py``, ``env.py``, ``module.py``), ``checkpoint/algo/`` (RLlib's checkpoint), the export
-    of RLlib modules (``export.py``; per-seat policies beside ``policy``) and one progress row per PPO iteration."""
+    """RLlib PPO (local Ray or a cluster); the run around it is ``training/core.py``'s. Its own: Ray, the
+    algorithm (``algo.py``, ``env.py``, ``module.py``), ``checkpoint/algo/`` (RLlib's checkpoint), the export of the
+    RLlib module (``export.py``) and one progress row per PPO iteration."""
 
     name = "rllib"
     identity_keys = IDENTITY_KEYS
@@ -161,30 +161,22 @@ class RLlibBackend(Backend):
         super().__init__(cfg)
         self.init = ""
         self.algo: Any = None
-        self.ids: list[str] = []
         self.iterations = 0
         self.gpus = _learner_gpus(cfg.device)
         self.started_ray = False
         self.output: RayOutput | None = None
-
-    def identity(self, rules: RulesConfig) -> dict[str, Any]:
-        ident = super().identity(rules)
-        ident["rllib"] = {"policies": self.cfg.rllib.policies, "p_self": self.cfg.rllib.p_self}
-        return ident
 
     def check(self, rules: RulesConfig) -> None:
         if self.cfg.init_policy:
             self.init = check_init_policy(self.cfg, rules)
 
     def describe(self, rules: RulesConfig) -> str:
-        from .algo import module_ids
-
         c = self.cfg
         where = c.rllib.address or f"local Ray ({c.rllib.num_cpus} CPUs)"
         line = (
             f"{c.name}: rules {rules.name}, RLlib {ray.__version__} on {where}, {c.rllib.num_env_runners} env "
-            f"runner(s) x {c.n_envs} env(s), policies {', '.join(module_ids(c, rules.players))}, "
-            f"learner on {'GPU' if self.gpus else 'CPU'}; Ray's own output goes to {c.run_dir / 'ray.log'}"
+            f"runner(s) x a batched env of {c.n_envs} game(s), learner on {'GPU' if self.gpus else 'CPU'}; "
+            f"Ray's own output goes to {c.run_dir / 'ray.log'}"
         )
         return f"{self.note}\n{line}" if self.note else line
 
@@ -207,7 +199,6 @@ class RLlibBackend(Backend):
         random.seed(self.cfg.seed)
         self.algo = build_config(self.cfg, run.rules, num_gpus_per_learner=self.gpus, init_policy=self.init)
         self.algo = self.algo.build_algo()
-        self.ids = sorted(self.algo.config.policies)
         self.rules = run.rules
 
     def start(self, run: Run) -> None:
@@ -252,32 +243,24 @@ class RLlibBackend(Backend):
             log.record("steps_per_second", round(sampled / max(time.time() - t, 1e-9), 1))
             log.record("episodes", run.state.episodes + _count(runners.get("num_episodes")))
             log.record("episode_return_mean", runners.get("episode_return_mean"))
-            log.record("module_episode_returns_mean", runners.get("module_episode_returns_mean"))
             for name, seconds in result.get("timers", {}).items():  # where the time goes: sampling, learning, sync
                 if not isinstance(seconds, dict):
                     log.record(f"timers/{name}", _scalar(seconds))
-            for mid, stats in result.get("learners", {}).items():
-                if mid in self.ids:
-                    for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
-                        if key in stats:
-                            log.record(f"{mid}/{key}", _scalar(stats[key]))
+            stats = result.get("learners", {}).get(MODULE_ID, {})
+            for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
+                if key in stats:
+                    log.record(f"{MODULE_ID}/{key}", _scalar(stats[key]))
             show = {"return": signed(runners.get("episode_return_mean"))}
             run.tick(run.steps + sampled, episodes=_count(runners.get("num_episodes")), show=show)
             log.dump(run.steps)
 
     # ---------------------------------------------------------------- export
-    def export(self, path: Path, name: str, provenance: dict[str, Any], module_id: str = "") -> Path:
+    def export(self, path: Path, name: str, provenance: dict[str, Any]) -> Path:
         from .export import export_module_state
 
-        mid = module_id or self.ids[0]
-        state = self.algo.learner_group.get_weights(module_ids=[mid])[mid]
-        prov = {"module": mid, **provenance}
+        state = self.algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
         act = self.cfg.activation
-        return export_module_state(state, path, name=name, rules=self.rules, activation=act, provenance=prov)
-
-    def export_extra(self, run: Run, provenance: dict[str, Any]) -> None:
-        for mid in self.ids[1:]:  # per-seat policies: seat_0 is "policy", the others beside it
-            self.export(run.run_dir / f"policy-{mid}", f"{self.cfg.name}-{mid}", provenance, module_id=mid)
+        return export_module_state(state, path, name=name, rules=self.rules, activation=act, provenance=provenance)
 
 
 def identity(cfg: TrainConfig, rules: RulesConfig) -> dict[str, Any]:
