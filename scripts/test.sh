@@ -23,6 +23,9 @@ if [ -z "${BC_PURE_PYTHON:-}" ] || [ "${BC_PURE_PYTHON}" = 0 ]; then
     compiled || { echo "test.sh: the compiled engine was not built (.venv/build.log)"; exit 1; }
   fi
 fi
+# Python may write its bytecode caches (a machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile every
+# module from source again in each test process and each command the tests start).
+unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
