@@ -31,7 +31,7 @@ unset PYTHONDONTWRITEBYTECODE
 .venv/bin/mypy
 workers=(-n "${BC_TEST_WORKERS:-auto}" --dist worksteal)
 if [ $# -eq 0 ]; then
-  export BC_TEST_CPU_BUDGET=${BC_TEST_CPU_BUDGET:-650} BC_TEST_CPU_PER_TEST=${BC_TEST_CPU_PER_TEST:-60}
+  export BC_TEST_CPU_BUDGET=${BC_TEST_CPU_BUDGET:-850} BC_TEST_CPU_PER_TEST=${BC_TEST_CPU_PER_TEST:-60}
 fi
 # The state schema's drift tests compare the schema with every frame type the engine registered; a test-only
 # expansion (tests/toy_expansion.py) registers one more when pytest collects it, in every xdist worker: they run in
