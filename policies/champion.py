@@ -7,9 +7,9 @@ expansions included). With two players and no expansion it adds the endgame sear
 default budget: width 3, 300 positions per decision) with ``exact=1``: the search overrules the base only where
 it reached the end of the game on every line (a depth-limited search with the static leaf lost 3 games of 40 that
 ``ppo-core-2p`` shared, docs/policies.md), and it searches only the player's last turn (``rounds=1``): with 300
-positions the search reaches the end of the game there (42 of 47 searched decisions), almost never earlier (1 of
-323 searched decisions with 2-6 turns left), and a search that does not reach the end cannot change the choice,
-so the former window of 6 turns spent ~90% of the bot's CPU on searches without effect
+positions the search reaches the end of the game there (38 of 46 searched decisions in 10 paired deals), not
+earlier (0 of 326 with 2-6 turns left), and a search that does not reach the end cannot change the choice, so
+the former window of 6 turns spent 89% of the bot's CPU on searches without effect
 (``tools/endgame_exactness.py``, docs/policies.md); with more players or with expansions it
 plays the base bot alone: the search measured worse in core-4p (3 paired deals: 2.25 of 12 against 4 of 12 for
 ``ppo-core-4p`` alone) and over 1 s per decision with the expansions (the expert's look-ahead at every node;
