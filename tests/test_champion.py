@@ -74,3 +74,22 @@ def test_champion_searches_only_with_two_players_and_no_expansion():
     assert isinstance(c.bot_for(Game.new("core-2p", 0)), EndgamePolicy)
     assert isinstance(c.bot_for(Game.new("core-4p", 0)), NeuralPolicy)
     assert isinstance(c.bot_for(Game.new("all-4p", 0)), ExpertPolicy)
+
+
+def test_exactness_tool_reports_the_champions_search_in_its_last_turn_only(capsys):
+    """tools/endgame_exactness.py (the docs' table of where the search time goes) on one paired deal."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import endgame_exactness
+
+    assert endgame_exactness.main(["--bot", "champion", "--deals", "1", "--seed", "27000"]) == 0
+    rows = {
+        line.split("|")[1].strip(): [float(x) for x in line.split("|")[2:8]]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| ") and not line.startswith("| turns")
+    }
+    assert set(rows) == {"1", ">= 2", "all"}
+    assert rows["1"][1] > 0 and rows[">= 2"][1] == 0  # searched: only with one turn left
+    assert rows["all"][0] == rows["1"][0] + rows[">= 2"][0]
