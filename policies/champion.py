@@ -4,9 +4,13 @@ The champion starts from the strongest bot without search for the game's rules: 
 configuration where one exists and its manifest fits the rules (``ppo-core-2p`` in core-2p, ``ppo-core-4p`` in
 core-4p; docs/benchmarking.md ranks both above the expert), else the expert (every other configuration, the
 expansions included). With two players and no expansion it adds the endgame search (:mod:`policies.endgame`,
-default budget: width 3, 300 positions per decision, the last 6 turns) with ``exact=1``: the search overrules the
-base only where it reached the end of the game on every line (a depth-limited search with the static leaf lost 3
-games of 40 that ``ppo-core-2p`` shared, docs/policies.md); with more players or with expansions it
+default budget: width 3, 300 positions per decision) with ``exact=1``: the search overrules the base only where
+it reached the end of the game on every line (a depth-limited search with the static leaf lost 3 games of 40 that
+``ppo-core-2p`` shared, docs/policies.md), and it searches only the player's last turn (``rounds=1``): with 300
+positions the search reaches the end of the game there (38 of 46 searched decisions in 10 paired deals), not
+earlier (0 of 326 with 2-6 turns left), and a search that does not reach the end cannot change the choice, so
+the former window of 6 turns spent 89% of the bot's CPU on searches without effect
+(``tools/endgame_exactness.py``, docs/policies.md); with more players or with expansions it
 plays the base bot alone: the search measured worse in core-4p (3 paired deals: 2.25 of 12 against 4 of 12 for
 ``ppo-core-4p`` alone) and over 1 s per decision with the expansions (the expert's look-ahead at every node;
 docs/policies.md). It picks per game (by the rules of the game it is asked about), so one ``champion`` plays any
@@ -16,12 +20,16 @@ configuration. Deterministic for its seed (the endgame search counts positions, 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 from bc_env.rules import Game, IllegalActionError
 
 from .endgame import EndgameConfig, EndgamePolicy
 from .neural import PolicyFileError
+
+#: The endgame search of two-player games without expansions (its ``base`` is :func:`base_for`'s bot).
+SEARCH = EndgameConfig(rounds=1, exact=1)
 
 
 def base_for(game: Game) -> str:
@@ -53,7 +61,7 @@ class ChampionPolicy:
         if bot is None:
             base = base_for(game)
             if game.num_players == 2 and not game.expansions:
-                bot = EndgamePolicy(seed=self.seed, config=EndgameConfig(base=base, exact=1))
+                bot = EndgamePolicy(seed=self.seed, config=replace(SEARCH, base=base))
             else:
                 from . import load
 
@@ -67,4 +75,4 @@ class ChampionPolicy:
         return self.bot_for(game).act(game)
 
 
-__all__ = ["ChampionPolicy", "base_for"]
+__all__ = ["SEARCH", "ChampionPolicy", "base_for"]

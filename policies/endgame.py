@@ -270,9 +270,12 @@ class EndgamePolicy:
         self._values: dict[int, Any] = {}
         spec = self.config.spec()
         self.name = "endgame" + (":" + spec if spec else "")
-        #: Statistics of the last decision: the depth of the last finished iteration and the nodes expanded.
+        #: Statistics of the last decision: the depth of the last finished iteration, the nodes expanded, whether an
+        #: iteration reached the end of the game on every line (exact) and the base bot's choice.
         self.last_depth = 0
         self.last_nodes = 0
+        self.last_exact = False
+        self.last_choice = -1
 
     def window(self, game: Game) -> int:
         return self.config.rounds or (6 if game.num_players == 2 else 9)
@@ -307,6 +310,8 @@ class EndgamePolicy:
         choice = self.base.act(game)  # always asked: the expert keeps its plans up to date
         legal = game.legal_actions()
         self.last_depth = self.last_nodes = 0
+        self.last_exact = False
+        self.last_choice = choice
         if len(legal) == 1 or game.turns_left(me) > self.window(game):
             return choice
         g = game.resample_hidden(me, self.rng)
@@ -323,6 +328,7 @@ class EndgamePolicy:
             except BudgetExceeded:
                 break
             self.last_depth = depth
+            self.last_exact = search.leaves == 0
             if self.config.exact and search.leaves:  # ``exact``: only a search to the end may overrule the base
                 continue
             top = values[choice]
