@@ -102,10 +102,16 @@ def engine_version() -> str:
         return "0+unknown"
 
 
-def bot_names() -> list[str]:
+@cache
+def _bot_names() -> tuple[str, ...]:
     from policies import available
 
-    return available()
+    return tuple(available())
+
+
+def bot_names() -> list[str]:
+    """The bots a message may name (listed once: the shipped bots do not change while a service runs)."""
+    return list(_bot_names())
 
 
 def resolve_config(spec: str | dict[str, Any]) -> RulesConfig:
