@@ -5,18 +5,23 @@
   build (``BC_PURE_PYTHON=1``, bc_env/_build.py).
 * **The suite's budget** (issue 31): every test's CPU time (the test process's own plus that of the child processes
   it waited for, setup and teardown included) is measured where it runs, also under pytest-xdist, and the run ends
-  with a table of the slowest tests. CPU seconds, not wall-clock: the figure does not grow when the machine is
-  loaded. ``BC_TEST_CPU_BUDGET=SECONDS`` (scripts/test.sh sets it) makes the run fail when the tests' CPU time adds
-  up to more, and ``BC_TEST_CPU_PER_TEST`` when one test alone takes more; a failing budget names the tests to make
-  cheaper (a smaller sample in the test, the full-size run as a recorded script, docs/testing.md).
+  with a table of the slowest tests. CPU seconds, not wall-clock: the figure grows far less than the wall time when
+  the machine is loaded (still a quarter to a half more under a load average of 5-9, and the machine's own speed
+  varies by about a third between quiet runs). ``BC_TEST_CPU_BUDGET=SECONDS`` (scripts/test.sh sets it) makes the
+  run fail when the tests' CPU time adds up to more, and ``BC_TEST_CPU_PER_TEST`` when one test alone takes more; a
+  failing budget names the tests to make cheaper (a smaller sample in the test, the full-size run as a recorded
+  script, docs/testing.md).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import resource
 import time
 from collections.abc import Generator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +31,7 @@ import bc_env.rules
 #: pure-Python engine: the differential of tests/test_compiled_build.py compares the builds state by state, and
 #: these pin both to the same recorded games.
 BOTH_BUILDS = ("test_golden.py", "test_perft.py")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -38,6 +44,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "pure_engine" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def training_fingerprint() -> Any:
+    """tools/training_fingerprint.py, the fingerprint of a run directory that the training tests compare with the
+    runs recorded before the training core (tests/fixtures/training-tiny.json)."""
+    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")

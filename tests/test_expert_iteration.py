@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -26,24 +25,17 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "train" / "exit-tiny.toml"
 
 
-def _fingerprint_tool():
-    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _cfg(tmp: Path, **changes: object) -> ExItConfig:
     sets = [f"runs_dir={json.dumps(str(tmp))}", "sims=3", "explore_decisions=2", "eval_games=2"]
     sets += [f"{k}={json.dumps(v)}" for k, v in changes.items()]
     return ExItConfig.load(CONFIG).override(sets)
 
 
-def test_two_generations_resume_export_and_search(tmp_path: Path) -> None:
+def test_two_generations_resume_export_and_search(tmp_path: Path, training_fingerprint) -> None:
     full = run(_cfg(tmp_path, name="full", generations=2))
     assert full["generation"] == 2
     # The same networks and every file as before expert iteration moved onto the training core (issue 31) ...
-    fp = _fingerprint_tool().fingerprint(tmp_path / "full")
+    fp = training_fingerprint.fingerprint(tmp_path / "full")
     golden = json.loads((ROOT / "tests" / "fixtures" / "training-tiny.json").read_text())
     golden = golden["exit sims=3 explore_decisions=2"]
     assert {k: v for k, v in fp["weights"].items() if k in golden["weights"]} == golden["weights"]

@@ -4,7 +4,6 @@ local Ray end to end (train, checkpoint, resume, export, load, play)."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 import subprocess
@@ -154,7 +153,7 @@ def test_backend_rllib_refuses_what_it_does_not_train_and_switches_off_behaviour
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
+def tiny_run(tmp_path_factory, training_fingerprint):
     """256 steps through the command line (output piped, as in a log file), then --resume to 512 in this process:
     4 PPO iterations of 128 steps, snapshots, evaluations, checkpoints."""
     runs = tmp_path_factory.mktemp("runs")
@@ -166,17 +165,10 @@ def tiny_run(tmp_path_factory):
     assert done.returncode == 0, done.stderr
     first = json.loads((cfg.run_dir / "summary.json").read_text())
     first["output"] = (done.stdout, done.stderr)
-    first["fingerprint"] = _fingerprint_tool().fingerprint(cfg.run_dir)
+    first["fingerprint"] = training_fingerprint.fingerprint(cfg.run_dir)
     state1 = json.loads((cfg.run_dir / "checkpoint" / "state.json").read_text())
     second = train(cfg.replace(total_steps=512), resume=True, progress=False)
     return cfg, first, state1, second, time.time() - t
-
-
-def _fingerprint_tool():
-    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_run_directory_has_every_file_it_had_before_the_training_core(tiny_run):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 from pathlib import Path
@@ -27,19 +26,12 @@ TINY = "configs/train/tiny.toml"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def fingerprint_tool():
-    spec = importlib.util.spec_from_file_location("training_fingerprint", ROOT / "tools" / "training_fingerprint.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
+def tiny_run(tmp_path_factory, training_fingerprint):
     runs = tmp_path_factory.mktemp("runs")
     cfg = TrainConfig.load(TINY).override([f'runs_dir="{runs}"'])
     summary = train(cfg, progress=False)
-    summary["fingerprint"] = fingerprint_tool().fingerprint(cfg.run_dir)  # before any test changes the run
+    summary["fingerprint"] = training_fingerprint.fingerprint(cfg.run_dir)  # before any test changes the run
     return cfg, summary
 
 
