@@ -17,6 +17,7 @@ import json
 import random
 import re
 from dataclasses import fields
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -57,24 +58,34 @@ def decision_kinds() -> set[str]:
 
 
 def class_defaults(cls: type, names: tuple[str, ...]) -> set[str]:
-    """The string defaults a frame class gives the attributes ``names`` in its source, its bases' included. Read
-    from the source: the compiled build's class attributes are descriptors, not the defaults."""
+    """The string values a frame class gives the attributes ``names`` by default, each from the nearest class of
+    its MRO that assigns it (as ``getattr`` would). Read from the source: the compiled build's class attributes
+    are descriptors, not the defaults."""
     found: set[str] = set()
-    for klass in cls.__mro__:
-        if klass.__module__.split(".")[0] != "bc_env":
-            continue
-        tree = ast.parse((ROOT / (klass.__module__.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
-        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == klass.__name__)
-        for stmt in node.body:
-            if (
-                isinstance(stmt, ast.AnnAssign)
-                and isinstance(stmt.target, ast.Name)
-                and stmt.target.id in names
-                and isinstance(stmt.value, ast.Constant)
-                and isinstance(stmt.value.value, str)
-            ):
-                found.add(stmt.value.value)
+    for name in names:
+        for klass in cls.__mro__:
+            if klass.__module__.split(".")[0] != "bc_env":
+                continue
+            assigned = _class_assignments(klass.__module__, klass.__name__)
+            if name in assigned:
+                if isinstance(assigned[name], str):
+                    found.add(assigned[name])
+                break
     return found
+
+
+@cache
+def _class_assignments(module: str, name: str) -> dict[str, object]:
+    """The annotated constants ``attr: T = value`` in the body of class ``name`` of the engine module ``module``."""
+    tree = _module_tree(module)
+    node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    constants = (s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.value, ast.Constant))
+    return {s.target.id: s.value.value for s in constants if isinstance(s.target, ast.Name)}
+
+
+@cache
+def _module_tree(module: str) -> ast.Module:
+    return ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
 
 
 def rich(config: RulesConfig, seed: int, amount: int = 6) -> Game:
