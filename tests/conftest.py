@@ -19,6 +19,7 @@ import importlib.util
 import os
 import resource
 import time
+from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -126,13 +127,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
         write(f"{seconds:8.2f}  {nodeid}")
     budget, per_test = _limit("BC_TEST_CPU_BUDGET"), _limit("BC_TEST_CPU_PER_TEST")
     write(f"{total:8.2f}  in all, {len(_cpu_by_test)} tests" + (f" (budget {budget:g})" if budget else ""))
-    by_file: dict[str, float] = {}
+    by_file: Counter[str] = Counter()
     for nodeid, seconds in _cpu_by_test.items():
-        by_file[nodeid.split("::")[0]] = by_file.get(nodeid.split("::")[0], 0.0) + seconds
-    write(
-        "the files that took most: "
-        + ", ".join(f"{f} {s:.0f}" for f, s in sorted(by_file.items(), key=lambda kv: -kv[1])[:12])
-    )
+        by_file[nodeid.split("::")[0]] += seconds
+    write("the files that took most: " + ", ".join(f"{f} {s:.0f}" for f, s in by_file.most_common(12)))
     over = [(n, s) for n, s in _cpu_by_test.items() if per_test is not None and s > per_test]
     problems = []
     if budget is not None and total > budget:
