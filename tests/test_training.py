@@ -16,7 +16,8 @@ from bc_env.rules import Game, RulesConfig  # noqa: E402
 from benchmarking.runner import play_game  # noqa: E402
 from policies.neural import NeuralPolicy, PolicyFileError  # noqa: E402
 from training.config import TrainConfig, TrainConfigError  # noqa: E402
-from training.train import RunDirError, action_kinds, collect_demonstrations, train  # noqa: E402
+from training.demonstrations import collect_demonstrations  # noqa: E402
+from training.train import RunDirError, action_kinds, train  # noqa: E402
 
 # the recorded fingerprints need the torch thread count they were recorded with (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("recorded_torch_threads")

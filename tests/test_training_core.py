@@ -4,6 +4,8 @@ cadences, the checkpoint and --resume, Ctrl-C, max_seconds, the refusals and the
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +116,28 @@ def test_a_backend_gets_the_whole_run_from_the_core(tmp_path: Path, capsys: pyte
     assert err.splitlines() == [f"step {s}: " + err.splitlines()[i].split(": ", 1)[1] for i, s in enumerate((128, 256))]
     with pytest.raises(RunDirError, match="already holds a run"):
         _train(CountingBackend(_cfg(tmp_path)))
+
+
+class SigtermBackend(CountingBackend):
+    """Sends its own process SIGTERM halfway, as a scheduler stopping a job does."""
+
+    def learn(self, run: Run) -> None:
+        self.during = signal.getsignal(signal.SIGTERM)
+        while not run.should_stop():
+            self.steps += self.chunk
+            run.tick(self.steps, episodes=1)
+            if self.steps == 128:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+
+def test_sigterm_checkpoints_and_the_handlers_come_back_after_training(tmp_path: Path) -> None:
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    backend = SigtermBackend(_cfg(tmp_path))
+    assert _train(backend) == {"interrupted": True, "steps": 128}
+    assert backend.during not in (signal.SIG_DFL, before[0]), "training stops on SIGTERM with a checkpoint"
+    assert json.loads((backend.cfg.run_dir / "checkpoint" / "state.json").read_text())["steps"] == 128
+    # A program (or a test process) that trains keeps its own handlers afterwards, and so do the processes it forks.
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
 
 
 def test_ctrl_c_checkpoints_and_resume_continues(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,6 +44,7 @@ This module imports neither torch nor Ray.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import math
@@ -54,6 +55,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -450,18 +452,18 @@ def _learn(run: Run, backend: Backend, rules: RulesConfig) -> dict[str, Any]:
     run.t0 = run.session_start = time.time()
     run.steps0 = run.session_steps0 = run.steps
     interrupted = False
-    _interrupt_on_sigterm()
-    try:
-        if run.steps < plan.total:
-            backend.learn(run)
-    except KeyboardInterrupt:
-        interrupted = True
-        run.say("\ninterrupted: writing a checkpoint ...")
-    finally:
-        if run.bar is not None:
-            run.bar.close()
-            run.bar = None
-        run.checkpoint()
+    with _interrupt_on_sigterm():
+        try:
+            if run.steps < plan.total:
+                backend.learn(run)
+        except KeyboardInterrupt:
+            interrupted = True
+            run.say("\ninterrupted: writing a checkpoint ...")
+        finally:
+            if run.bar is not None:
+                run.bar.close()
+                run.bar = None
+            run.checkpoint()
     session = time.time() - run.session_start
     if interrupted:
         print(f"checkpoint written to {run_dir / 'checkpoint'}; continue with --resume", file=run.console)
@@ -515,15 +517,27 @@ def _learn(run: Run, backend: Backend, rules: RulesConfig) -> dict[str, Any]:
     return summary
 
 
-def _interrupt_on_sigterm() -> None:
-    """SIGTERM (and SIGINT, even where a background shell ignores it) stops training like Ctrl-C: with a checkpoint."""
+@contextlib.contextmanager
+def _interrupt_on_sigterm() -> Iterator[None]:
+    """While training: SIGTERM (and SIGINT, even where a background shell ignores it) stops it like Ctrl-C, with a
+    checkpoint. The process's own handlers come back afterwards (a program or test that trains goes on as before,
+    and the processes it forks later do not inherit a handler that raises)."""
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    for s in before:
+        signal.signal(s, stop)
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            if handler is not None:  # None: a handler not set from Python, which cannot be set back
+                signal.signal(s, handler)
 
 
 def _finite(x: Any) -> Any:
