@@ -12,7 +12,9 @@ spec="."
 [ -n "$extras" ] && spec=".[$extras]"
 .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
 # pip's output goes to .venv/install.log; the build's own lines (which engine it installed, and why) are shown.
-if ! .venv/bin/python -m pip install -e "$spec" >.venv/install.log 2>&1; then
+# --no-compile: Python writes the bytecode of the modules that are imported when they are (a minute less on a fresh
+# install than compiling every file of torch and Ray up front; issue 31).
+if ! .venv/bin/python -m pip install --no-compile -e "$spec" >.venv/install.log 2>&1; then
   tail -n 40 .venv/install.log
   echo "setup.sh: pip install failed (whole output: .venv/install.log)"
   exit 1
