@@ -28,17 +28,10 @@ import pytest
 
 import bc_env.rules
 
-#: Test files whose recorded behaviour (golden playthroughs, perft counts) scripts/test.sh also checks on the
-#: pure-Python engine: the differential of tests/test_compiled_build.py compares the builds state by state, and
-#: these pin both to the same recorded games.
-BOTH_BUILDS = ("test_golden.py", "test_perft.py")
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.path.name in BOTH_BUILDS:
-            item.add_marker(pytest.mark.both_builds)
     if not bc_env.rules.COMPILED:
         return
     skip = pytest.mark.skip(reason="patches engine internals that compiled code does not see; runs on the pure build")

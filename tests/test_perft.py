@@ -15,6 +15,9 @@ import pytest
 
 from bc_env.rules import Game
 
+# Recorded behaviour: scripts/test.sh checks it on the pure-Python engine too (the compiled pass already compares
+# the builds state by state, tests/test_compiled_build.py; these pin both to the same recorded games).
+pytestmark = pytest.mark.both_builds
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = sorted((ROOT / "tests" / "fixtures" / "perft").glob("*.json"))
 
