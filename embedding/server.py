@@ -15,6 +15,12 @@ uvicorn has no timeout for reading a request's headers (its keep-alive timer sto
 :class:`HeaderTimeoutH11Protocol` adds one: from the moment a connection opens or finishes a response, the next
 request's headers must be complete within ``read_timeout_s``, however slowly they trickle in; otherwise the
 connection is closed (with a 408 if part of a request arrived). The body's deadline is the app's (408).
+
+``processes`` > 1 (``serve --http --processes N``): N service processes accept on the same listening socket (the
+kernel hands each new connection to one of them), under uvicorn's own supervisor (``uvicorn.supervisors.Multiprocess``,
+as ``uvicorn --workers N``): a process that dies or stops answering its health check is replaced, and SIGTERM or
+Ctrl-C stops them all. Each process has its own search workers, queue and connection limit. The service is
+stateless, so any process answers any request.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.supervisors import Multiprocess
 
 from .http import MAX_HEADER_BYTES, create_app
 
@@ -83,6 +90,20 @@ def protocol_class(read_timeout_s: float) -> type[HeaderTimeoutH11Protocol]:
     return type("HeaderTimeoutH11Protocol", (HeaderTimeoutH11Protocol,), {"read_timeout_s": read_timeout_s})
 
 
+class ServiceConfig(uvicorn.Config):
+    """uvicorn's configuration of the service. It can be pickled (the supervisor starts each process of
+    ``processes`` with it): the app and the protocol class are made in the process that serves, by ``load``."""
+
+    def __init__(self, app_options: dict[str, Any], read_timeout_s: float, **kwargs: Any) -> None:
+        super().__init__("embedding.http:create_app", http="h11", **kwargs)
+        self.app_options, self.read_timeout_s = app_options, read_timeout_s
+
+    def load(self) -> None:
+        self.app = create_app(read_timeout_s=self.read_timeout_s, **self.app_options)
+        self.http = protocol_class(self.read_timeout_s)
+        super().load()
+
+
 def config(
     host: str = "127.0.0.1",
     port: int = 8017,
@@ -94,26 +115,31 @@ def config(
     queue: int = 4,
     max_connections: int = 256,
     cors_origins: tuple[str, ...] = (),
-) -> uvicorn.Config:
-    """The uvicorn configuration of the service (``uvicorn.Server(config(...)).run()``)."""
-    app = create_app(
-        timeout_s=timeout_s, read_timeout_s=read_timeout_s, workers=workers, queue=queue, cors_origins=cors_origins
-    )
-    return uvicorn.Config(
-        app,
+    processes: int = 1,
+) -> ServiceConfig:
+    """The uvicorn configuration of the service (``uvicorn.Server(config(...)).run()`` for one process)."""
+    options = {"timeout_s": timeout_s, "workers": workers, "queue": queue, "cors_origins": cors_origins}
+    create_app(read_timeout_s=read_timeout_s, **options)  # the options are checked here, before any process starts
+    return ServiceConfig(
+        options,
+        read_timeout_s,
         host=host,
         port=port,
         log_level="warning",
-        http=protocol_class(read_timeout_s),
         timeout_keep_alive=keep_alive_s,  # type: ignore[arg-type]  # a float works: it goes to loop.call_later
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         limit_concurrency=max_connections,
         timeout_graceful_shutdown=5,
         proxy_headers=False,  # no proxy is trusted: the service reads no client address (and skips a middleware)
+        workers=processes,
     )
 
 
 def serve(host: str, port: int, sockets: list[socket.socket] | None = None, **options: Any) -> None:
     """Run the service; ``sockets``: listening sockets made beforehand (``serve --http`` binds first, so that it
-    can print the real address, also under ``--port 0``)."""
-    uvicorn.Server(config(host, port, **options)).run(sockets=sockets)
+    can print the real address, also under ``--port 0``). ``processes`` (in ``options``): see the module's doc."""
+    cfg = config(host, port, **options)
+    if cfg.workers > 1:
+        Multiprocess(cfg, sockets=sockets if sockets is not None else [cfg.bind_socket()]).run()
+    else:
+        uvicorn.Server(cfg).run(sockets=sockets)

@@ -29,6 +29,13 @@ def sleep_job(seconds: float) -> tuple[int, bytes]:
 @contextmanager
 def running_server(*options: str) -> Iterator[str]:
     """The base URL of a service (started with ``options`` for serve --http) that runs until the block ends."""
+    with running_service(*options) as (url, _):
+        yield url
+
+
+@contextmanager
+def running_service(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """(base URL, process) of a service started with ``options`` for serve --http, running until the block ends."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "balance_control", "serve", "--http", "--port", str(port), *options],
@@ -49,7 +56,7 @@ def running_server(*options: str) -> Iterator[str]:
                 time.sleep(0.1)
         else:
             raise RuntimeError("the service did not start within 60 s")
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         proc.wait(timeout=20)

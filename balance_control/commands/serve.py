@@ -38,16 +38,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="HTTP: seconds an idle keep-alive connection stays open (default 5)",
     )
     parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="HTTP: service processes sharing the port, each with the limits below (default 1; one per core serves "
+        "the most requests)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=2,
-        help="HTTP: worker processes for the heuristic, expert and mcts bots' decisions (default 2)",
+        help="HTTP: worker processes for the heuristic, expert and mcts bots' decisions, per service process "
+        "(default 2)",
     )
     parser.add_argument(
-        "--queue", type=int, default=4, help="HTTP: requests that may wait for a worker; more get 503 (default 4)"
+        "--queue",
+        type=int,
+        default=4,
+        help="HTTP: requests that may wait for a worker, per service process; more get 503 (default 4)",
     )
     parser.add_argument(
-        "--max-connections", type=int, default=256, help="HTTP: open connections served; more get 503 (default 256)"
+        "--max-connections",
+        type=int,
+        default=256,
+        help="HTTP: open connections served per service process; more get 503 (default 256)",
     )
     parser.add_argument(
         "--cors-origin",
@@ -100,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         "keep_alive_s": _seconds("--keep-alive", args.keep_alive),
     }
     for name, value, lo in (
+        ("--processes", args.processes, 1),
         ("--workers", args.workers, 0),
         ("--queue", args.queue, 0),
         ("--max-connections", args.max_connections, 1),
@@ -117,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         args.host,
         args.port,
         sockets=[sock],
+        processes=args.processes,
         workers=args.workers,
         queue=args.queue,
         max_connections=args.max_connections,
