@@ -312,6 +312,8 @@ def create_app(
         finally:
             if pool is not None:
                 await pool.close()
+            if single is not None:
+                single.shutdown(wait=False, cancel_futures=True)
 
     async def read_body(request: Request) -> bytes | Response:
         length = request.headers.get("content-length")

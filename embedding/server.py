@@ -126,7 +126,7 @@ def config(
         host=host,
         port=port,
         log_level="warning",
-        timeout_keep_alive=keep_alive_s,  # type: ignore[arg-type]  # a float works: it goes to loop.call_later
+        timeout_keep_alive=keep_alive_s,  # a float works: it goes to loop.call_later
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         limit_concurrency=max_connections,
         timeout_graceful_shutdown=5,
