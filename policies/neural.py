@@ -216,7 +216,8 @@ def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A 3x3 convolution with zero padding 1 (torch's Conv2d: cross-correlation, weight[out, in, 3, 3]), as the
     sum of nine shifted matrix products."""
     cin, s, _ = x.shape
-    xp = np.pad(x, ((0, 0), (1, 1), (1, 1)))
+    xp = np.zeros((cin, s + 2, s + 2), dtype=x.dtype)  # the padded input (np.pad: the same values, a fifth slower
+    xp[:, 1:-1, 1:-1] = x  # forward pass)
     out = np.zeros((w.shape[0], s * s), dtype=np.float32)
     for i in range(3):
         for j in range(3):
