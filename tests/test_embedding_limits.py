@@ -163,7 +163,7 @@ def _alive(pid: int) -> bool:
             with open(f"/proc/{pid}/stat") as fh:
                 if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
                     return False
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # gone before the open, or between the open and the read
             return False
         time.sleep(0.01)
     return True

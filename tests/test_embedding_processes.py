@@ -27,7 +27,10 @@ def _service_processes(pid: int) -> list[int]:
     resource tracker)."""
     found = []
     for child in (Path("/proc") / str(pid) / "task" / str(pid) / "children").read_text().split():
-        cmdline = (Path("/proc") / child / "cmdline").read_bytes().replace(b"\0", b" ")
+        try:
+            cmdline = (Path("/proc") / child / "cmdline").read_bytes().replace(b"\0", b" ")
+        except (FileNotFoundError, ProcessLookupError):  # it ended meanwhile
+            continue
         if b"spawn_main" in cmdline:
             found.append(int(child))
     return sorted(found)
@@ -36,7 +39,7 @@ def _service_processes(pid: int) -> list[int]:
 def _alive(pid: int) -> bool:
     try:
         status = (Path("/proc") / str(pid) / "status").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone before the open, or between the open and the read
         return False
     return "\nState:\tZ" not in status  # a zombie has finished
 
