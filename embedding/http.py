@@ -272,6 +272,13 @@ async def _disconnected(receive: Callable[[], Awaitable[Any]]) -> None:
         pass
 
 
+def check_seconds(**durations: Any) -> None:
+    """ValueError unless every value is a number of seconds in (0, 3600] (the service's timeouts)."""
+    for name, value in durations.items():
+        if not (isinstance(value, int | float) and math.isfinite(value) and 0 < value <= 3600):
+            raise ValueError(f"{name} must be a number of seconds in (0, 3600], got {value!r}")
+
+
 def create_app(
     *,
     timeout_s: float = 10.0,
@@ -287,9 +294,7 @@ def create_app(
     ``workers``: processes for the decisions of ``WORKER_BOTS`` (0: decide in the service's threads, unstoppable);
     ``queue``: requests that may wait for one. ``cors_origins``: origins (``https://example.org``) whose pages may
     call the API (default none: only pages of the service's own origin)."""
-    for name, value in (("timeout_s", timeout_s), ("read_timeout_s", read_timeout_s)):
-        if not (isinstance(value, int | float) and math.isfinite(value) and 0 < value <= 3600):
-            raise ValueError(f"{name} must be a number of seconds in (0, 3600], got {value!r}")
+    check_seconds(timeout_s=timeout_s, read_timeout_s=read_timeout_s)
     movetime_cap_ms = max(1, int(timeout_s * 1000))
     pool = WorkerPool(answer, workers, queue) if workers > 0 else None
     # The work done in the service's own process (every request but the searches the workers take) is short: it runs

@@ -89,9 +89,14 @@ class WorkerPool:
     """``workers`` processes running ``job(*args) -> (status, body)``, and a queue of at most ``queue`` waiting
     requests. Start with :meth:`start`, stop with :meth:`close` (both from the event loop)."""
 
-    def __init__(self, job: Callable[..., tuple[int, bytes]], workers: int = 2, queue: int = 4) -> None:
+    @staticmethod
+    def check(workers: int, queue: int) -> None:
+        """ValueError unless ``workers >= 1`` and ``queue >= 0``."""
         if workers < 1 or queue < 0:
             raise ValueError(f"a pool needs workers >= 1 and queue >= 0, got {workers} and {queue}")
+
+    def __init__(self, job: Callable[..., tuple[int, bytes]], workers: int = 2, queue: int = 4) -> None:
+        self.check(workers, queue)
         self.job = job
         self.workers = workers
         self.queue = queue

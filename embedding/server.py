@@ -34,7 +34,8 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.supervisors import Multiprocess
 
-from .http import MAX_HEADER_BYTES, create_app
+from .http import MAX_HEADER_BYTES, check_seconds, create_app
+from .pool import WorkerPool
 
 _TIMEOUT_408 = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
@@ -119,7 +120,9 @@ def config(
 ) -> ServiceConfig:
     """The uvicorn configuration of the service (``uvicorn.Server(config(...)).run()`` for one process)."""
     options = {"timeout_s": timeout_s, "workers": workers, "queue": queue, "cors_origins": cors_origins}
-    create_app(read_timeout_s=read_timeout_s, **options)  # the options are checked here, before any process starts
+    check_seconds(timeout_s=timeout_s, read_timeout_s=read_timeout_s)  # the app's checks, before any process starts
+    if workers > 0:
+        WorkerPool.check(workers, queue)
     return ServiceConfig(
         options,
         read_timeout_s,
