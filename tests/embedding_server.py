@@ -20,6 +20,20 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` is still running (a zombie, killed but not yet reaped, is not), after 0.5 s at most
+    for a kill signal to land."""
+    for _ in range(50):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return False
+        except (FileNotFoundError, ProcessLookupError):  # gone before the open, or between the open and the read
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def sleep_job(seconds: float) -> tuple[int, bytes]:
     """A worker pool job for the pool's tests (importable by the workers): sleeps, then answers 200."""
     time.sleep(seconds)

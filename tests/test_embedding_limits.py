@@ -16,7 +16,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 pytest.importorskip("jsonschema")
 
-from embedding_server import running_server, sleep_job  # noqa: E402
+from embedding_server import alive, running_server, sleep_job  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from balance_control.cli import main  # noqa: E402
@@ -155,20 +155,6 @@ def test_refused_searches_leave_nothing_running(client):
 # --- the worker pool ------------------------------------------------------------------------------------------
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` is still running (a zombie, killed but not yet reaped, is not), after 0.5 s at most
-    for a kill signal to land."""
-    for _ in range(50):
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return False
-        except (FileNotFoundError, ProcessLookupError):  # gone before the open, or between the open and the read
-            return False
-        time.sleep(0.01)
-    return True
-
-
 def test_the_pool_queues_refuses_and_stops_work():
     async def scenario() -> None:
         pool = WorkerPool(sleep_job, workers=1, queue=1)
@@ -190,7 +176,7 @@ def test_the_pool_queues_refuses_and_stops_work():
             t = time.perf_counter()
             with pytest.raises(Expired):
                 await pool.run((30.0,), loop.time() + 0.3, never)
-            assert time.perf_counter() - t < 5 and pool.killed == 1 and not _alive(pid)
+            assert time.perf_counter() - t < 5 and pool.killed == 1 and not alive(pid)
             # A client that goes away: its running job is stopped, a waiting one leaves the queue unrun.
             gone = loop.create_future()
             loop.call_later(0.3, gone.set_result, None)
