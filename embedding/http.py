@@ -42,7 +42,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bc_env.rules.errors import StateError
-from bc_env.rules.jsonread import strict_loads
 
 from .page import handle_view
 from .pool import Abandoned, Busy, Expired, WorkerDied, WorkerPool
@@ -50,12 +49,12 @@ from .protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
     Session,
-    encode_bytes,
     engine_version,
     error_reply,
     request_id,
     schema,
 )
+from .wirejson import encode_bytes, loads
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: The HTTP commands and what each needs besides its protocol message.
@@ -142,10 +141,10 @@ def status_of(reply: dict[str, Any]) -> int:
 
 
 def _parse(cmd: str, raw: bytes, movetime_cap_ms: int) -> Any:
-    """The request body, strictly read (``jsonread.strict_loads``), with ``go``'s ``movetime_ms`` capped; or the
-    error reply (a dict with ``ok: false``) if it cannot be read."""
+    """The request body, strictly read (``wirejson.loads``, as ``jsonread.strict_loads``), with ``go``'s
+    ``movetime_ms`` capped; or the error reply (a dict with ``ok: false``) if it cannot be read."""
     try:
-        body = strict_loads(raw, "body")
+        body = loads(raw, "body")
     except StateError as exc:
         return error_reply(None, cmd, "bad_json", f"not a JSON body: {str(exc)[:300]}")
     if cmd == "go" and isinstance(body, dict):

@@ -52,7 +52,7 @@ class WorkerDied(Exception):
 def _worker_main(conn: Any, job: Callable[..., tuple[int, bytes]]) -> None:
     """A worker: answer jobs one at a time until the service closes the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal reaches the whole process group
-    from . import protocol
+    from . import protocol, wirejson
 
     protocol.enable_hard_stop()
     while True:
@@ -64,7 +64,7 @@ def _worker_main(conn: Any, job: Callable[..., tuple[int, bytes]]) -> None:
             result = job(*args)
         except BaseException as exc:  # a defect; the worker answers it and goes on
             reply = protocol.error_reply(None, None, "internal", f"{type(exc).__name__}: {str(exc)[:300]}")
-            result = (500, protocol.encode_bytes(reply))
+            result = (500, wirejson.encode_bytes(reply))
         try:
             conn.send(result)
         except (OSError, ValueError):

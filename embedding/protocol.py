@@ -28,6 +28,8 @@ from bc_env.rules import Game, RulesConfig, preset_names
 from bc_env.rules.errors import BalanceControlError, StateError
 from bc_env.rules.jsonread import problem, strict_loads
 
+from . import wirejson
+
 PROTOCOL_VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "protocol.schema.json"
 #: The largest message read, in bytes of UTF-8 (a full state is about 20-60 kB).
@@ -304,7 +306,7 @@ class Session:
         if size > MAX_MESSAGE_BYTES:
             return error_reply(None, None, "too_large", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
         try:
-            message = strict_loads(line, "message")
+            message = wirejson.loads(line, "message") if isinstance(line, bytes) else strict_loads(line, "message")
         except StateError as exc:
             return error_reply(None, None, "bad_json", f"not a JSON message: {str(exc)[:300]}")
         return self.handle(message)
@@ -545,16 +547,3 @@ def error_reply(ident: Any, cmd: str | None, code: str, message: str) -> dict[st
 def encode(reply: dict[str, Any]) -> str:
     """One reply as one line of JSON (no newline inside)."""
     return json.dumps(reply, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def encode_bytes(reply: dict[str, Any]) -> bytes:
-    """One reply as UTF-8 JSON. A reply that cannot be written (a non-finite number or a lone surrogate that got
-    past the readers: a defect) becomes an ``internal`` error naming the field, never an exception."""
-    try:
-        return encode(reply).encode("utf-8")
-    except (ValueError, TypeError) as exc:  # UnicodeEncodeError is a ValueError
-        where = problem(reply, "reply") or f"{type(exc).__name__}: {exc}"
-        fallback = error_reply(None, None, "internal", f"the reply could not be written as JSON: {where}")
-        fallback["id"] = reply.get("id") if problem(reply.get("id"), "id") is None else None
-        fallback["cmd"] = reply.get("cmd") if problem(reply.get("cmd"), "cmd") is None else None
-        return json.dumps(fallback, separators=(",", ":"), ensure_ascii=True).encode("ascii")

@@ -133,6 +133,8 @@ def config(
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         limit_concurrency=max_connections,
         timeout_graceful_shutdown=5,
+        loop="asyncio",  # not uvloop even where it is installed: it makes the pool's pipes non-blocking
+        # (embedding.pool reads a worker's answer whole once the pipe is readable)
         proxy_headers=False,  # no proxy is trusted: the service reads no client address (and skips a middleware)
         workers=processes,
     )

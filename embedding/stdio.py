@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any, BinaryIO, TextIO
 
-from .protocol import MAX_MESSAGE_BYTES, Session, encode_bytes, error_reply
+from .protocol import MAX_MESSAGE_BYTES, Session, error_reply
+from .wirejson import encode_bytes
 
 CHUNK = 1 << 16
 

@@ -75,6 +75,12 @@ def test_the_configuration_travels_to_each_process_and_builds_the_app_there() ->
     copy.load()
     assert copy.http_protocol_class.read_timeout_s == 2.0
     assert copy.limit_concurrency == 256 and copy.timeout_keep_alive == 5.0
+    # asyncio's loop even where uvloop is installed (uvicorn's "auto" takes it): uvloop made the worker pool's
+    # pipes non-blocking, and every go of a search bot failed with BlockingIOError.
+    assert copy.loop == "asyncio" and copy.get_loop_factory() is not None
+    loop = copy.get_loop_factory()()
+    assert type(loop).__module__.startswith("asyncio")
+    loop.close()
 
 
 def test_bad_options_are_refused_before_any_process_starts() -> None:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st  # noqa: E402
 from jsonschema import Draft202012Validator  # noqa: E402
 
 from bc_env.rules import Game, record  # noqa: E402
-from embedding import protocol  # noqa: E402
+from embedding import protocol, wirejson  # noqa: E402
 from embedding.protocol import MAX_MESSAGE_BYTES, Session, encode  # noqa: E402
 from embedding.stdio import serve  # noqa: E402
 
@@ -283,11 +283,11 @@ def test_a_state_handed_over_as_python_data_is_checked_too():
 
 
 def test_an_unwritable_reply_becomes_an_internal_error():
-    data = protocol.encode_bytes({"ok": True, "id": 3, "cmd": "state", "state": {"x": [float("nan")]}})
+    data = wirejson.encode_bytes({"ok": True, "id": 3, "cmd": "analyze", "stats": {"x": [float("nan")]}})
     reply = json.loads(data)
     assert reply["ok"] is False and reply["id"] == 3 and reply["error"]["code"] == "internal"
-    assert "reply.state.x[0]: nan is not a JSON number" in reply["error"]["message"]
-    reply = json.loads(protocol.encode_bytes({"ok": True, "id": "\ud800", "cmd": "go"}))
+    assert "reply.stats.x[0]: nan is not a JSON number" in reply["error"]["message"]
+    reply = json.loads(wirejson.encode_bytes({"ok": True, "id": "\ud800", "cmd": "go"}))
     assert reply["id"] is None and "lone surrogate" in reply["error"]["message"]
 
 

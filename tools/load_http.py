@@ -191,6 +191,7 @@ def run_load(url: str, server_pids: Any, args: argparse.Namespace) -> None:
     groups = [seeds[i :: args.procs] for i in range(args.procs)]
     bots = args.bots.split(",")
     rss0 = rss_mib(server_pids()) if server_pids else float("nan")
+    cpu0, t0 = (cpu_seconds(server_pids()) if server_pids else float("nan")), os.times()
     procs = [ctx.Process(target=_client_process, args=(url, args.seconds, bots, g, queue)) for g in groups if g]
     start = time.perf_counter()
     for p in procs:
@@ -209,6 +210,9 @@ def run_load(url: str, server_pids: Any, args: argparse.Namespace) -> None:
     for p in procs:
         p.join()
     rss1 = rss_mib(server_pids()) if server_pids else float("nan")
+    service_cpu = (cpu_seconds(server_pids()) if server_pids else float("nan")) - cpu0
+    t1 = os.times()
+    client_cpu = t1.children_user + t1.children_system - t0.children_user - t0.children_system
     lat = [r[0] for r in results]
     errors: dict[str, int] = {}
     for _, status, code in results:
@@ -218,6 +222,10 @@ def run_load(url: str, server_pids: Any, args: argparse.Namespace) -> None:
     print(f"  requests {len(results)}, {len(results) / wall:.0f}/s over {wall:.1f} s (clients' start included)")
     print(f"  latency ms: p50 {percentile(lat, 50):.1f}, p99 {percentile(lat, 99):.1f}, max {max(lat):.1f}")
     print(f"  errors: {errors or 0}")
+    print(
+        f"  CPU-s: service {service_cpu:.1f} ({1000 * service_cpu / len(results):.2f} ms a request), "
+        f"clients {client_cpu:.1f}, over {wall:.1f} s wall on {os.cpu_count()} cores"
+    )
     warm = [mib for t, mib in samples if t >= args.warmup]
     print(f"  service memory (process + workers) MiB: start {rss0:.1f}, end {rss1:.1f}; every 5 s: "
           f"{[mib for _, mib in samples]}")  # fmt: skip
