@@ -8,6 +8,7 @@ import json
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -266,3 +267,27 @@ def test_serve_refuses_a_timeout_that_is_not_a_time(value, capsys):
     assert "--timeout must be a number of seconds" in str(exc.value.code)
     with pytest.raises(ValueError, match="timeout_s"):
         create_app(timeout_s=float(value))
+
+
+def test_the_load_tools_client_plays_games_over_one_connection_and_reconnects_after_a_close(server):
+    """tools/load_http.py's hand-written HTTP client (its figures are in docs/embedding.md): full games over one
+    keep-alive connection, every request answered 200; a connection the service closed is an error, then it
+    reconnects."""
+    import importlib.util
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "load_http.py"
+    spec = importlib.util.spec_from_file_location("load_http", tool)
+    load_http = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(load_http)
+    url = f"http://{server[0]}:{server[1]}"
+    results: list[tuple[float, int, str | None]] = []
+    load_http.play(url, 1.5, ["random", "random"], 7, results)
+    assert len(results) > 20 and {status for _, status, _ in results} == {200}
+    client = load_http.Client(url)
+    status, reply, _ = client.post("nope", {})
+    assert status == 404 and reply["error"]["code"] == "unknown_command" and client.sock is not None  # kept
+    time.sleep(1.5)  # past the fixture's keep-alive limit: the service closes the idle connection
+    status, reply, _ = client.post("new", {"config": "core-2p", "seed": 1})
+    assert status == -1 and client.sock is None  # counted as an error, and the next request reconnects
+    status, reply, _ = client.post("new", {"config": "core-2p", "seed": 1})
+    assert status == 200 and reply["game"]["player"] == 0
