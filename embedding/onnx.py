@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from bc_env.encoding import LAYOUTS, layout_encoder, layout_version
 from bc_env.rules import Game, RulesConfig, StateError
 from bc_env.rules.jsonread import strict_loads
 from policies.neural import FORMAT, VERSION, PolicyFileError
@@ -39,11 +40,12 @@ class OnnxPolicy:
             raise PolicyFileError(f"{man}: a manifest is a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT or data.get("version") != VERSION or not isinstance(data.get("onnx"), dict):
             raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest with an 'onnx' entry")
-        from bc_env.encoding import Encoder, encoder_version
-
         self.name = str(data.get("name", path.name))
         self.rules = RulesConfig.from_dict(data["rules"])
-        expected = encoder_version(self.rules)
+        layout = data.get("observation_layout", "core")
+        if layout not in LAYOUTS:
+            raise PolicyFileError(f"{man}: observation_layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+        expected = layout_version(self.rules, layout)
         if data.get("encoder_version") != expected:
             raise PolicyFileError(
                 f"{man}: exported with encoder version {data.get('encoder_version')}, this code has {expected}"
@@ -55,7 +57,7 @@ class OnnxPolicy:
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
         self._encoders: dict[RulesConfig, Any] = {}
-        self._encoder_cls = Encoder
+        self._layout = layout
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one observation."""
@@ -70,6 +72,6 @@ class OnnxPolicy:
             raise PolicyFileError(f"policy {self.name} has {self.num_actions} actions, the game has {game.num_actions}")
         enc = self._encoders.get(game.config)
         if enc is None:
-            enc = self._encoders[game.config] = self._encoder_cls(game.config)
+            enc = self._encoders[game.config] = layout_encoder(game.config, self._layout)
         logits = self.logits(enc.encode(game, player))
         return int(np.argmax(np.where(game.legal_action_mask(), logits, -np.inf)))

@@ -3,8 +3,9 @@
 A trained bot is two files side by side:
 
 * ``<name>.npz`` — the weights, loaded with ``np.load(allow_pickle=False)`` (no pickle, ever);
-* ``<name>.json`` — the manifest: format and version, rules configuration, encoder version, action layout
-  (``num_actions``), network shape and activation, and the training provenance.
+* ``<name>.json`` — the manifest: format and version, rules configuration, observation layout
+  (``observation_layout``: ``core`` when absent, or ``compact-v1``, docs/observation.md) and its encoder version,
+  action layout (``num_actions``), network shape and activation, and the training provenance.
 
 The network (manifest ``network.type``) is the policy half of the trained sb3 policy, either
 
@@ -249,7 +250,7 @@ class NeuralPolicy:
             check_rules(self.name, self.rules, RulesConfig.resolve(config))
 
     def _load(self, path: Path, npz: Path, man: Path) -> None:
-        from bc_env.encoding import Encoder, encoder_version
+        from bc_env.encoding import LAYOUTS, layout_encoder, layout_version
 
         try:
             data = strict_loads(man.read_bytes(), "manifest")  # finite numbers, Unicode strings (a bot's name)
@@ -267,9 +268,19 @@ class NeuralPolicy:
             raise PolicyFileError(f"{man}: no 'rules' (the rules configuration the bot was trained for)")
         self.manifest = Manifest(data)
         self.rules = self.manifest.rules  # ConfigError names a bad option
-        # The encoder version of the bot's layout (per layout: the core bots survive expansion changes).
+        # The observation layout (absent: the core layout) and its version (per layout: the core bots survive
+        # expansion changes).
+        self.observation_layout = data.get("observation_layout", "core")
+        if self.observation_layout not in LAYOUTS:
+            raise PolicyFileError(
+                f"{man}: observation_layout must be one of {', '.join(LAYOUTS)}, got {self.observation_layout!r}"
+            )
+        try:
+            encoder = layout_encoder(self.rules, self.observation_layout)
+        except ValueError as exc:
+            raise PolicyFileError(f"{man}: {exc}") from None
         version = data.get("encoder_version")
-        expected = encoder_version(self.rules)
+        expected = layout_version(self.rules, self.observation_layout)
         if type(version) is not type(expected) or version != expected:
             raise PolicyFileError(
                 f"{man}: trained with encoder version {version!r}, this code has version {expected!r} for its rules"
@@ -278,7 +289,6 @@ class NeuralPolicy:
             raise PolicyFileError(f"{man}: rules_preset must be a string, got {data['rules_preset']!r}")
         if "training" in data and not isinstance(data["training"], dict):
             raise PolicyFileError(f"{man}: training (the provenance) must be an object")
-        encoder = Encoder(self.rules)
         game_actions = Game.new(self.rules, 0).num_actions
         obs_size = int(encoder.size_total)
         layout = data.get("action_layout")
@@ -340,6 +350,8 @@ class NeuralPolicy:
                     )
             self.num_actions = dims[-1][1]
         elif self.kind == "spatial":
+            if self.observation_layout != "core":
+                raise PolicyFileError(f"{man}: a spatial network reads the core observation layout's planes")
             if "value_layers" in net:
                 raise PolicyFileError(f"{man}: network.value_layers is only supported for an mlp network")
             self.value_layers = []
@@ -440,10 +452,10 @@ class NeuralPolicy:
     def _encoder(self, game: Game) -> Any:
         enc = self._encoders.get(game.config)
         if enc is None:
-            from bc_env.encoding import Encoder
+            from bc_env.encoding import layout_encoder
 
             check_rules(self.name, self.rules, game.config)
-            enc = self._encoders[game.config] = Encoder(game.config)
+            enc = self._encoders[game.config] = layout_encoder(game.config, self.observation_layout)
         return enc
 
     def act(self, game: Game) -> int:

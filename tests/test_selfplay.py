@@ -118,3 +118,41 @@ def test_advantages_follow_each_seats_own_decisions_and_stop_at_its_game_end():
     assert (adv[:, 1] == 0).all()
     adv = chain_advantages(values, rewards, terminal, seats, mine, gamma=0.5, lam=1.0, players=2)
     assert adv[0, 0] == pytest.approx(0.5 * 1 - 0.1)  # discounted once per own decision, not per game decision
+
+
+def test_a_compact_observation_run_exports_a_bot_that_reads_the_compact_layout(tmp_path):
+    """``selfplay.obs_layout = "compact-v1"``: the network reads the compact layout (a third of the core layout's
+    inputs); the exported manifest names the layout, and the loaded bot encodes with it (its logits are the torch
+    network's on the compact observation)."""
+    import torch
+
+    from bc_env.encoding import CompactEncoder, Encoder
+
+    cfg = _cfg(tmp_path, 'name="compact"', "total_steps=32", 'selfplay.obs_layout="compact-v1"')
+    train(cfg, progress=False)
+    manifest = json.loads((tmp_path / "compact" / "policy.json").read_text())
+    assert manifest["observation_layout"] == manifest["encoder_version"] == "compact-v1"
+    bot = policies.load(str(tmp_path / "compact" / "policy"))
+    assert bot.observation_layout == "compact-v1"
+    game = Game.new(RulesConfig.preset("core-2p"), 4)
+    obs = CompactEncoder("core-2p").encode(game, 0)
+    assert obs.size < Encoder("core-2p").size_total // 2 and np.array_equal(bot.observe(game, 0), obs)
+    state = torch.load(tmp_path / "compact" / "checkpoint" / "model.pt", weights_only=True)
+    first = state["agent"]["pi.0.weight"] if "agent" in state else state["pi.0.weight"]
+    assert first.shape[1] == obs.size
+    for _ in range(20):
+        action = bot.act(game)
+        assert action in game.legal_actions()
+        game.apply(action)
+    # A resume must keep the layout: the core layout is another network's input.
+    with pytest.raises(RunDirError, match="obs_layout"):
+        train(_cfg(tmp_path, 'name="compact"', "total_steps=64"), resume=True, progress=False)
+
+
+def test_the_compact_layout_is_refused_for_an_expansion_and_unknown_layouts_are_refused(tmp_path):
+    from training.config import TrainConfigError
+
+    with pytest.raises(TrainConfigError, match="obs_layout"):
+        train(_cfg(tmp_path, 'rules="exp01-2p"', 'selfplay.obs_layout="compact-v1"'), progress=False)
+    with pytest.raises(TrainConfigError, match="obs_layout must be"):
+        _cfg(tmp_path, 'selfplay.obs_layout="tiny"')

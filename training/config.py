@@ -88,6 +88,12 @@ class SelfPlayConfig:
     #: Threads of torch's CPU kernels in the trainer (0 = torch's default, one per core). 1 suits a machine whose
     #: cores the worker processes (or other jobs) keep busy: spinning kernel threads slow everything down.
     torch_threads: int = 1
+    #: The observation layout the network reads (``docs/observation.md``): "core" (6,235 values in core-2p) or
+    #: "compact-v1" (core configurations only: 1,622 values in core-2p, a quarter of the network's first layer).
+    obs_layout: str = "core"
+    #: Threads of torch's CPU kernels during the PPO update, when the worker processes wait for the next rollout
+    #: (0 = one per core).
+    update_threads: int = 0
 
 
 @dataclass(frozen=True)
@@ -210,8 +216,12 @@ class TrainConfig:
             raise TrainConfigError(f"selfplay.workers must be an integer >= 0, got {sp.workers!r}")
         if isinstance(sp.games_per_worker, bool) or not isinstance(sp.games_per_worker, int) or sp.games_per_worker < 1:
             raise TrainConfigError(f"selfplay.games_per_worker must be a positive integer, got {sp.games_per_worker!r}")
-        if isinstance(sp.torch_threads, bool) or not isinstance(sp.torch_threads, int) or sp.torch_threads < 0:
-            raise TrainConfigError(f"selfplay.torch_threads must be an integer >= 0, got {sp.torch_threads!r}")
+        if sp.obs_layout not in ("core", "compact-v1"):
+            raise TrainConfigError(f"selfplay.obs_layout must be 'core' or 'compact-v1', got {sp.obs_layout!r}")
+        for key in ("torch_threads", "update_threads"):
+            value = getattr(sp, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise TrainConfigError(f"selfplay.{key} must be an integer >= 0, got {value!r}")
         if not 0.0 <= sp.p_self <= 1.0:
             raise TrainConfigError(f"selfplay.p_self must be in [0, 1], got {sp.p_self!r}")
         if self.backend == "selfplay" and (self.network != "mlp" or self.bc_games or self.init_policy):

@@ -250,9 +250,9 @@ def export_policy_onnx(policy: NeuralPolicy | str | Path, path: str | Path) -> P
         if not isinstance(loaded, NeuralPolicy):
             raise ValueError(f"{policy!r} is not a trained policy (only trained policies have a network)")
         policy = loaded
-    from bc_env.encoding import Encoder
+    from bc_env.encoding import layout_encoder
 
-    obs_size = Encoder(policy.rules).size_total
+    obs_size = layout_encoder(policy.rules, policy.observation_layout).size_total
     out = export_onnx(torch_policy(policy), path, obs_size)
     manifest = dict(policy.manifest.data)
     manifest["onnx"] = {"file": out.name, "input": "obs", "output": "logits", "obs_size": obs_size, "batch": "dynamic"}

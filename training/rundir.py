@@ -26,9 +26,12 @@ def check_resume(run_dir: Path, identity: dict[str, Any], checkpoint: str) -> No
     if not saved_path.is_file():
         raise RunDirError(f"cannot resume: {saved_path} not found (is {run_dir} a run directory?)")
     saved = json.loads(saved_path.read_text(encoding="utf-8"))["identity"]
-    diffs = [k for k in identity if saved.get(k) != identity[k]]
+    # Both ways: a key only one side has (an identity key a later version adds only where it is not the default)
+    # differs too.
+    keys = [*identity, *(k for k in saved if k not in identity)]
+    diffs = [k for k in keys if saved.get(k) != identity.get(k)]
     if diffs:
-        details = "; ".join(f"{k}: run has {saved.get(k)!r}, config has {identity[k]!r}" for k in diffs)
+        details = "; ".join(f"{k}: run has {saved.get(k)!r}, config has {identity.get(k)!r}" for k in diffs)
         raise RunDirError(
             f"refusing to resume {run_dir}: incompatible configuration or encoder version ({details}). "
             f"Start a new run with another name (--set name=...)."

@@ -26,9 +26,9 @@ KINDS = ("self", "snapshot", "random", "heuristic")
 # ---------------------------------------------------------------------------- game workers
 
 
-def _arrays(rules: RulesConfig, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+def _arrays(rules: RulesConfig, n: int, obs_layout: str) -> dict[str, tuple[tuple[int, ...], Any]]:
     """Name -> (shape, dtype) of the shared arrays of ``n`` games."""
-    probe = SelfPlayVectorEnv(rules, 1)
+    probe = SelfPlayVectorEnv(rules, 1, obs_layout=obs_layout)
     return {
         "obs": ((n, probe.obs_dim), np.float32),
         "mask": ((n, probe.num_actions), np.bool_),
@@ -53,6 +53,7 @@ class GameWorker:
             len(views["obs"]),
             seed,
             reward_scheme=cfg.reward,
+            obs_layout=cfg.selfplay.obs_layout,
             arrays=tuple(views[k] for k in ("obs", "mask", "to_move", "rewards", "done")),
         )
         self.players = rules.players
@@ -142,7 +143,7 @@ def _worker_main(
     rules = RulesConfig.resolve(cfg.rules)
     blocks = {k: shared_memory.SharedMemory(name=name) for k, name in names.items()}
     views = {}
-    for k, (shape, dtype) in _arrays(rules, total).items():
+    for k, (shape, dtype) in _arrays(rules, total, cfg.selfplay.obs_layout).items():
         views[k] = np.ndarray(shape, dtype=dtype, buffer=blocks[k].buf)[start : start + n]
     worker = GameWorker(cfg, rules, views, seed)
     try:
@@ -168,7 +169,7 @@ class Games:
         sp = cfg.selfplay
         per = sp.games_per_worker
         self.n = n = max(1, sp.workers) * per
-        spec = _arrays(rules, n)
+        spec = _arrays(rules, n, sp.obs_layout)
         self.blocks = {
             k: shared_memory.SharedMemory(create=True, size=max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize))
             for k, (shape, dtype) in spec.items()

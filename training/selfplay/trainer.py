@@ -24,8 +24,11 @@ A learner step is one decision of the current network (a training sample); ``tot
 from __future__ import annotations
 
 import dataclasses
+import os
 import platform
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +36,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from bc_env.encoding import encoder_version
+from bc_env.encoding import layout_version
 from bc_env.rules import RulesConfig
 from bc_env.vector import SelfPlayVectorEnv
 from policies.neural import save_policy
+from training.config import TrainConfigError
 from training.core import Backend, Plan, Run, resolve_device, signed
 
 from .games import KINDS, LEARNER, SNAPSHOT, Games
@@ -128,6 +132,13 @@ class SelfPlayBackend(Backend):
 
     name = "selfplay"
     identity_keys = ("backend", "rules", "seed", "net_arch", "activation", "reward")
+
+    def identity(self, rules: RulesConfig) -> dict[str, Any]:
+        ident = super().identity(rules)
+        if self.cfg.selfplay.obs_layout != "core":  # absent for the core layout: the runs made before it resume
+            ident["obs_layout"] = self.cfg.selfplay.obs_layout
+        return ident
+
     checkpoint_file = "model.pt"
 
     def plan(self) -> Plan:
@@ -142,7 +153,10 @@ class SelfPlayBackend(Backend):
         if cfg.selfplay.torch_threads:
             torch.set_num_threads(cfg.selfplay.torch_threads)
         torch.manual_seed(cfg.seed)
-        probe = SelfPlayVectorEnv(rules, 1)
+        try:
+            probe = SelfPlayVectorEnv(rules, 1, obs_layout=cfg.selfplay.obs_layout)
+        except ValueError as exc:  # compact-v1 of an expansion
+            raise TrainConfigError(f"selfplay.obs_layout: {exc}") from None
         self.obs_dim, self.num_actions, self.players = probe.obs_dim, probe.num_actions, rules.players
         self.agent = Agent(self.obs_dim, self.num_actions, list(cfg.net_arch), cfg.activation).to(self.dev)
         self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
@@ -225,7 +239,8 @@ class SelfPlayBackend(Backend):
             "name": name,
             "rules": self.rules.to_dict(),
             "rules_preset": self.rules.name,
-            "encoder_version": encoder_version(self.rules),
+            "observation_layout": self.cfg.selfplay.obs_layout,
+            "encoder_version": layout_version(self.rules, self.cfg.selfplay.obs_layout),
             "action_layout": {"version": 1, "num_actions": self.num_actions},
             "network": {"activation": self.cfg.activation, "hidden": list(self.cfg.net_arch)},
             "training": {
@@ -265,7 +280,8 @@ class SelfPlayBackend(Backend):
             episodes0 = self.episodes
             data = self.rollout(games)
             t_upd = time.time()
-            stats = self.update(data)
+            with self._update_threads():
+                stats = self.update(data)
             now = time.time()
             for k, x in stats.items():
                 log.record(f"train/{k}", x)
@@ -281,6 +297,21 @@ class SelfPlayBackend(Backend):
             show = {"entropy": signed(stats.get("entropy")), "kl": signed(stats.get("approx_kl"), 4)}
             if not run.tick(self.steps, episodes=self.episodes - episodes0, show=show):
                 return
+
+    @contextmanager
+    def _update_threads(self) -> Iterator[None]:
+        """torch's threads for the update: the game workers wait meanwhile, so the update may use every core
+        (``selfplay.update_threads``; 0 = one per core); the rollout's (``selfplay.torch_threads``) come back after."""
+        sp = self.cfg.selfplay
+        if self.dev != "cpu" or sp.update_threads == sp.torch_threads:
+            yield
+            return
+        before = torch.get_num_threads()
+        torch.set_num_threads(sp.update_threads or os.cpu_count() or 1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
 
     # ------------------------------------------------------------------ acting
     @torch.no_grad()
@@ -367,7 +398,8 @@ class SelfPlayBackend(Backend):
             order = torch.randperm(size, device=self.dev)
             for start in range(0, size, p.batch_size):
                 mb = order[start : start + p.batch_size]
-                logits = masked_logits(self.agent.pi(data["obs"][mb]), data["mask"][mb])
+                obs = data["obs"][mb]  # gathered once for both networks (a minibatch of 6,235-value rows is ~25 MB)
+                logits = masked_logits(self.agent.pi(obs), data["mask"][mb])
                 logp_all = torch.log_softmax(logits, dim=1)
                 logp = logp_all.gather(1, data["actions"][mb, None]).squeeze(1)
                 ratio = torch.exp(logp - data["logp"][mb])
@@ -375,7 +407,7 @@ class SelfPlayBackend(Backend):
                 if len(mb) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - p.clip_range, 1 + p.clip_range)).mean()
-                value = self.agent.vf(data["obs"][mb]).squeeze(1)
+                value = self.agent.vf(obs).squeeze(1)
                 v_loss = 0.5 * ((value - data["ret"][mb]) ** 2).mean()
                 probs = logp_all.exp()
                 entropy = -(probs * torch.where(probs > 0, logp_all, torch.zeros_like(logp_all))).sum(1).mean()
