@@ -317,8 +317,8 @@ def run_refused(url: str, server_pids: Any) -> None:
     state = game.to_dict()
     statuses: dict[str, int] = {}
 
-    def tiny(_: int) -> None:
-        status, reply, _ = Client(url).post("go", {"state": state, "bot": "mcts", "movetime_ms": 1})
+    def tiny(_i: int) -> None:
+        status, reply, _ms = Client(url).post("go", {"state": state, "bot": "mcts", "movetime_ms": 1})
         key = f"{status} {reply.get('error', {}).get('code', 'ok')}"
         statuses[key] = statuses.get(key, 0) + 1
 
@@ -332,7 +332,8 @@ def run_refused(url: str, server_pids: Any) -> None:
     print(f"  the service's processes used CPU for {idle:.2f} s after the last reply")
     print(f"  then go(mcts, movetime_ms=2000): {status} in {ms:.0f} ms, nodes {reply.get('nodes')}")
 
-    big, rng, widest = Game.new("all-6p", 1), random.Random(1), (0, {})
+    big, rng = Game.new("all-6p", 1), random.Random(1)
+    widest: tuple[int, dict[str, Any]] = (0, {})
     for _ in range(150):  # the position with the most legal actions among the first 150 decisions
         legal = big.legal_actions()
         if len(legal) > widest[0]:
