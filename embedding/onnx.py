@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from bc_env.encoding import LAYOUTS, layout_encoder, layout_version
+from bc_env.encoding import layout_encoder
 from bc_env.rules import Game, RulesConfig, StateError
 from bc_env.rules.jsonread import strict_loads
-from policies.neural import FORMAT, VERSION, PolicyFileError
+from policies.neural import FORMAT, VERSION, PolicyFileError, manifest_encoder
 
 
 class OnnxPolicy:
@@ -42,22 +42,14 @@ class OnnxPolicy:
             raise PolicyFileError(f"{man}: not a {FORMAT} v{VERSION} manifest with an 'onnx' entry")
         self.name = str(data.get("name", path.name))
         self.rules = RulesConfig.from_dict(data["rules"])
-        layout = data.get("observation_layout", "core")
-        if layout not in LAYOUTS:
-            raise PolicyFileError(f"{man}: observation_layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-        expected = layout_version(self.rules, layout)
-        if data.get("encoder_version") != expected:
-            raise PolicyFileError(
-                f"{man}: exported with encoder version {data.get('encoder_version')}, this code has {expected}"
-            )
+        self._layout, encoder = manifest_encoder(data, self.rules, man)
         self.num_actions = int(data["action_layout"]["num_actions"])
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
-        self._encoders: dict[RulesConfig, Any] = {}
-        self._layout = layout
+        self._encoders: dict[RulesConfig, Any] = {self.rules: encoder}
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one observation."""

@@ -226,6 +226,28 @@ def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out.reshape(w.shape[0], s, s) + b[:, None, None]
 
 
+def manifest_encoder(data: dict[str, Any], rules: RulesConfig, man: Path) -> tuple[str, Any]:
+    """``(layout, encoder)`` of a policy manifest: its observation layout (``observation_layout``, the core layout
+    when absent: the core bots survive expansion changes, their versions being per layout) and that layout's
+    encoder for ``rules``, once the manifest's ``encoder_version`` is checked against it. ``PolicyFileError``
+    naming the file and the field otherwise."""
+    from bc_env.encoding import LAYOUTS, layout_encoder
+
+    layout = data.get("observation_layout", "core")
+    if layout not in LAYOUTS:
+        raise PolicyFileError(f"{man}: observation_layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    try:
+        encoder = layout_encoder(rules, layout)
+    except ValueError as exc:  # compact-v1 of an expansion
+        raise PolicyFileError(f"{man}: {exc}") from None
+    version, expected = data.get("encoder_version"), encoder.version
+    if type(version) is not type(expected) or version != expected:
+        raise PolicyFileError(
+            f"{man}: trained with encoder version {version!r}, this code has version {expected!r} for its rules"
+        )
+    return layout, encoder
+
+
 class NeuralPolicy:
     """A trained policy (NumPy inference). ``act(game)`` returns the most likely legal action."""
 
@@ -250,8 +272,6 @@ class NeuralPolicy:
             check_rules(self.name, self.rules, RulesConfig.resolve(config))
 
     def _load(self, path: Path, npz: Path, man: Path) -> None:
-        from bc_env.encoding import LAYOUTS, layout_encoder, layout_version
-
         try:
             data = strict_loads(man.read_bytes(), "manifest")  # finite numbers, Unicode strings (a bot's name)
         except StateError as exc:
@@ -268,23 +288,7 @@ class NeuralPolicy:
             raise PolicyFileError(f"{man}: no 'rules' (the rules configuration the bot was trained for)")
         self.manifest = Manifest(data)
         self.rules = self.manifest.rules  # ConfigError names a bad option
-        # The observation layout (absent: the core layout) and its version (per layout: the core bots survive
-        # expansion changes).
-        self.observation_layout = data.get("observation_layout", "core")
-        if self.observation_layout not in LAYOUTS:
-            raise PolicyFileError(
-                f"{man}: observation_layout must be one of {', '.join(LAYOUTS)}, got {self.observation_layout!r}"
-            )
-        try:
-            encoder = layout_encoder(self.rules, self.observation_layout)
-        except ValueError as exc:
-            raise PolicyFileError(f"{man}: {exc}") from None
-        version = data.get("encoder_version")
-        expected = layout_version(self.rules, self.observation_layout)
-        if type(version) is not type(expected) or version != expected:
-            raise PolicyFileError(
-                f"{man}: trained with encoder version {version!r}, this code has version {expected!r} for its rules"
-            )
+        self.observation_layout, encoder = manifest_encoder(data, self.rules, man)
         if "rules_preset" in data and not isinstance(data["rules_preset"], str):
             raise PolicyFileError(f"{man}: rules_preset must be a string, got {data['rules_preset']!r}")
         if "training" in data and not isinstance(data["training"], dict):

@@ -138,8 +138,7 @@ def test_a_compact_observation_run_exports_a_bot_that_reads_the_compact_layout(t
     obs = CompactEncoder("core-2p").encode(game, 0)
     assert obs.size < Encoder("core-2p").size_total // 2 and np.array_equal(bot.observe(game, 0), obs)
     state = torch.load(tmp_path / "compact" / "checkpoint" / "model.pt", weights_only=True)
-    first = state["agent"]["pi.0.weight"] if "agent" in state else state["pi.0.weight"]
-    assert first.shape[1] == obs.size
+    assert state["agent"]["pi.0.weight"].shape[1] == obs.size
     for _ in range(20):
         action = bot.act(game)
         assert action in game.legal_actions()

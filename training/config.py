@@ -216,8 +216,10 @@ class TrainConfig:
             raise TrainConfigError(f"selfplay.workers must be an integer >= 0, got {sp.workers!r}")
         if isinstance(sp.games_per_worker, bool) or not isinstance(sp.games_per_worker, int) or sp.games_per_worker < 1:
             raise TrainConfigError(f"selfplay.games_per_worker must be a positive integer, got {sp.games_per_worker!r}")
-        if sp.obs_layout not in ("core", "compact-v1"):
-            raise TrainConfigError(f"selfplay.obs_layout must be 'core' or 'compact-v1', got {sp.obs_layout!r}")
+        from bc_env.encoding import LAYOUTS
+
+        if sp.obs_layout not in LAYOUTS:
+            raise TrainConfigError(f"selfplay.obs_layout must be one of {', '.join(LAYOUTS)}, got {sp.obs_layout!r}")
         for key in ("torch_threads", "update_threads"):
             value = getattr(sp, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

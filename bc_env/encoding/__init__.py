@@ -15,21 +15,14 @@ LAYOUTS = ("core", COMPACT_LAYOUT)
 
 def layout_encoder(config: RulesConfig | str, layout: str = "core") -> Any:
     """A fresh encoder of observation layout ``layout`` (:data:`LAYOUTS`) for ``config``; ``ValueError`` for an
-    unknown layout, or one that does not cover the configuration (``compact-v1``: core configurations only)."""
+    unknown layout, or one that does not cover the configuration (``compact-v1``: core configurations only). Its
+    ``version`` is what a policy file of the layout records as ``encoder_version``: the core encoder's version for
+    the configuration, or the compact layout's name."""
     if layout == "core":
         return Encoder(config)
     if layout == COMPACT_LAYOUT:
         return CompactEncoder(config)
     raise ValueError(f"unknown observation layout {layout!r}; known: {', '.join(LAYOUTS)}")
-
-
-def layout_version(config: RulesConfig | str, layout: str = "core") -> int | str:
-    """The version stamp a policy file of ``layout`` records as ``encoder_version``: the core encoder's version for
-    the configuration, or the compact layout's name (which changes with any change of that layout)."""
-    if layout == "core":
-        return encoder_version(config)
-    layout_encoder(config, layout)  # the same errors as the encoder
-    return COMPACT_LAYOUT
 
 
 __all__ = [
@@ -43,5 +36,4 @@ __all__ = [
     "encoder_version",
     "get_encoder",
     "layout_encoder",
-    "layout_version",
 ]

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from bc_env.encoding import layout_version
+from bc_env.encoding import layout_encoder
 from bc_env.rules import RulesConfig
 from bc_env.vector import SelfPlayVectorEnv
 from policies.neural import save_policy
@@ -240,7 +240,7 @@ class SelfPlayBackend(Backend):
             "rules": self.rules.to_dict(),
             "rules_preset": self.rules.name,
             "observation_layout": self.cfg.selfplay.obs_layout,
-            "encoder_version": layout_version(self.rules, self.cfg.selfplay.obs_layout),
+            "encoder_version": layout_encoder(self.rules, self.cfg.selfplay.obs_layout).version,
             "action_layout": {"version": 1, "num_actions": self.num_actions},
             "network": {"activation": self.cfg.activation, "hidden": list(self.cfg.net_arch)},
             "training": {
