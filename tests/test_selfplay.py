@@ -155,3 +155,24 @@ def test_the_compact_layout_is_refused_for_an_expansion_and_unknown_layouts_are_
         train(_cfg(tmp_path, 'rules="exp01-2p"', 'selfplay.obs_layout="compact-v1"'), progress=False)
     with pytest.raises(TrainConfigError, match="obs_layout must be"):
         _cfg(tmp_path, 'selfplay.obs_layout="tiny"')
+
+
+def test_sampling_draws_only_legal_actions_with_the_softmax_probabilities(monkeypatch):
+    """``trainer.sample``: one draw per row by the inverse of the cumulative distribution. Masked actions (logit
+    -1e9) are never drawn, even when the draw rounds up to the total; the frequencies match the softmax."""
+    import torch
+
+    from training.selfplay.trainer import masked_logits, sample
+
+    torch.manual_seed(0)
+    logits = torch.tensor([[0.0, 1.0, 2.0, 0.5, -1.0]]).repeat(20_000, 1)
+    mask = torch.tensor([[True, False, True, True, False]]).repeat(20_000, 1)
+    drawn = sample(masked_logits(logits, mask))
+    assert mask.gather(1, drawn[:, None]).all()
+    freq = torch.bincount(drawn, minlength=5).double() / len(drawn)
+    want = torch.softmax(masked_logits(logits[:1], mask[:1]), dim=1)[0].double()
+    assert torch.allclose(freq, want, atol=0.015)
+    # a draw at the very top of the distribution (a uniform number that rounds up to 1) takes the last legal
+    # action, not the masked one after it
+    monkeypatch.setattr(torch, "rand", lambda shape, device=None: torch.ones(shape))
+    assert sample(masked_logits(logits[:3], mask[:3])).tolist() == [3, 3, 3]

@@ -87,9 +87,15 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def sample(logits: torch.Tensor) -> torch.Tensor:
-    """One action per row from masked logits (Gumbel-max: the same distribution as a categorical draw)."""
-    u = torch.rand_like(logits).clamp_(1e-12, 1.0)
-    return torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
+    """One action per row from masked logits, a categorical draw by the inverse of the cumulative distribution: one
+    uniform number per row (Gumbel-max needs one per action, and drawing them was a third of the acting time). The
+    action is the first whose cumulative probability exceeds the draw, so its probability is positive; a draw that
+    rounds up to the total takes the last action of positive probability."""
+    cum = torch.softmax(logits, dim=1).cumsum_(dim=1)
+    total = cum[:, -1:].contiguous()
+    idx = torch.searchsorted(cum, torch.rand(total.shape, device=cum.device) * total, right=True).squeeze(1)
+    last = torch.searchsorted(cum, total).squeeze(1)  # the first index that reaches the total
+    return torch.minimum(idx, last)
 
 
 def chain_advantages(
@@ -409,8 +415,9 @@ class SelfPlayBackend(Backend):
                 pg = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - p.clip_range, 1 + p.clip_range)).mean()
                 value = self.agent.vf(obs).squeeze(1)
                 v_loss = 0.5 * ((value - data["ret"][mb]) ** 2).mean()
-                probs = logp_all.exp()
-                entropy = -(probs * torch.where(probs > 0, logp_all, torch.zeros_like(logp_all))).sum(1).mean()
+                # softmax, not logp_all.exp(): exp of the masked entries' ~-1e9 takes a slow path (20x, CPU); a masked
+                # entry's probability is exactly 0 and its log-probability finite, so it adds 0 to the entropy
+                entropy = -(torch.softmax(logits, dim=1) * logp_all).sum(1).mean()
                 loss = pg + p.vf_coef * v_loss - p.ent_coef * entropy
                 self.optimizer.zero_grad()
                 loss.backward()
