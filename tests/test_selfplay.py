@@ -139,6 +139,17 @@ def test_a_compact_observation_run_exports_a_bot_that_reads_the_compact_layout(t
     assert obs.size < Encoder("core-2p").size_total // 2 and np.array_equal(bot.observe(game, 0), obs)
     state = torch.load(tmp_path / "compact" / "checkpoint" / "model.pt", weights_only=True)
     assert state["agent"]["pi.0.weight"].shape[1] == obs.size
+    # The trainer's network reads the observation times the layout's input scale; the exported first layer carries
+    # the scale, so the bot on the raw observation has the network's logits.
+    from training.selfplay.trainer import Agent
+
+    agent = Agent(obs.size, game.num_actions, [32], "tanh")
+    agent.load_state_dict(state["agent"])
+    scale = CompactEncoder("core-2p").input_scale
+    assert scale.min() < 0.01 and scale.max() == 1.0
+    with torch.no_grad():
+        want = agent.pi(torch.from_numpy(obs * scale)[None])[0].numpy()
+    assert np.allclose(bot.logits(obs), want, atol=1e-5)
     for _ in range(20):
         action = bot.act(game)
         assert action in game.legal_actions()
@@ -176,3 +187,94 @@ def test_sampling_draws_only_legal_actions_with_the_softmax_probabilities(monkey
     # action, not the masked one after it
     monkeypatch.setattr(torch, "rand", lambda shape, device=None: torch.ones(shape))
     assert sample(masked_logits(logits[:3], mask[:3])).tolist() == [3, 3, 3]
+
+
+def _gate_games(seed):
+    """One game in the in-process worker, every seat's action chosen here, the gate bonus on."""
+    cfg = TrainConfig.load(TINY).override(
+        [
+            "selfplay.workers=0",
+            "selfplay.games_per_worker=1",
+            "selfplay.gate_bonus=0.01",
+            "pool.p_random=1.0",
+            "pool.p_heuristic=0.0",
+        ]
+    )
+    games = Games(cfg, RulesConfig.preset("core-2p"), seed=seed)
+    games.reset()
+    return games
+
+
+def _names(game):
+    return {a: game.action_to_string(a).split()[0] for a in game.legal_actions()}
+
+
+def test_the_gate_bonus_flags_a_political_action_after_which_its_player_alone_keeps_the_gate_closed():
+    """``gate_held`` (selfplay.gate_bonus, CORE-01-08-02): seat 0 places all but its last Starting Influence while
+    seat 1 places all of its own; seat 0's next Political Action other than Place keeps the gate closed alone
+    (flagged), a Place of the last one opens it (not flagged); before seat 1 has placed everything, holding is not
+    flagged."""
+    for seed in range(20):
+        games = _gate_games(seed)
+        rng = np.random.default_rng(seed)
+        history, flags_before = [], []
+        try:
+            while True:
+                g = games.local.env.games[0]
+                if g.over:
+                    break
+                p, names = g.decision.owner, _names(g)
+                places = [a for a, n in names.items() if n == "place"]
+                others = [a for a, n in names.items() if n in ("convert", "move-from")]
+                political = g.phase_name == "political"
+                if political and p == 0 and g.deployed[0] == g.starting[0] - 1 and g.deployed[1] >= g.starting[1]:
+                    if places and others:
+                        break  # the state wanted
+                if political and (p == 1 or g.deployed[0] < g.starting[0] - 1) and places:
+                    action = places[0]
+                elif political and p == 0 and others:
+                    action = others[0]
+                else:
+                    action = int(rng.choice(list(names)))
+                games.v["actions"][:] = action
+                games.step()
+                history.append(action)
+                if political and p == 0 and action in others:
+                    flags_before.append(bool(games.v["gate_held"][0]))
+        finally:
+            games.close()
+        if g.over:
+            continue
+        assert flags_before and not any(flags_before)  # seat 1 still held Starting Influence: not alone
+        flags = {}
+        for label, action in (("keep", others[0]), ("release", places[0])):
+            replay = _gate_games(seed)
+            try:
+                for a in history:
+                    replay.v["actions"][:] = a
+                    replay.step()
+                replay.v["actions"][:] = action
+                replay.step()
+                flags[label] = bool(replay.v["gate_held"][0])
+            finally:
+                replay.close()
+        assert flags == {"keep": True, "release": False}
+        return
+    pytest.fail("no seed reached a state where seat 0 alone held the gate")
+
+
+def test_the_gate_bonus_falls_linearly_and_bad_values_are_refused(tmp_path):
+    from training.config import TrainConfigError
+
+    backend = SelfPlayBackend(_cfg(tmp_path, "selfplay.gate_bonus=0.02", "selfplay.gate_bonus_steps=1000"))
+    for steps, want in ((0, 0.02), (250, 0.015), (1000, 0.0), (5000, 0.0)):
+        backend.steps = steps
+        assert backend.gate_bonus() == pytest.approx(want)
+    backend = SelfPlayBackend(_cfg(tmp_path, "selfplay.gate_bonus=0.02"))
+    backend.steps = 10**9
+    assert backend.gate_bonus() == pytest.approx(0.02)  # gate_bonus_steps = 0: it stays
+    for bad in ("selfplay.gate_bonus=-0.1", "selfplay.gate_bonus=2", "selfplay.gate_bonus=true"):
+        with pytest.raises(TrainConfigError, match="selfplay.gate_bonus must"):
+            _cfg(tmp_path, bad).validate()
+    with pytest.raises(TrainConfigError, match="selfplay.gate_bonus_steps must"):
+        _cfg(tmp_path, "selfplay.gate_bonus_steps=-1").validate()

@@ -94,6 +94,13 @@ class SelfPlayConfig:
     #: Threads of torch's CPU kernels during the PPO update, when the worker processes wait for the next rollout
     #: (0 = one per core).
     update_threads: int = 0
+    #: Reward shaping for learning from zero (docs/training.md, "Gate bonus"): added to the current network's
+    #: reward for each Political Action after which it alone keeps the FormalizeInfluence gate closed (it still
+    #: holds Starting Influence, every opponent has placed all of theirs: CORE-01-08-02). 0 = off.
+    gate_bonus: float = 0.0
+    #: Learner steps over which the gate bonus falls linearly to 0 (a curriculum: the run ends on the game's own
+    #: reward); 0 = the bonus stays.
+    gate_bonus_steps: int = 0
 
 
 @dataclass(frozen=True)
@@ -226,6 +233,11 @@ class TrainConfig:
                 raise TrainConfigError(f"selfplay.{key} must be an integer >= 0, got {value!r}")
         if not 0.0 <= sp.p_self <= 1.0:
             raise TrainConfigError(f"selfplay.p_self must be in [0, 1], got {sp.p_self!r}")
+        bonus = sp.gate_bonus
+        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not 0 <= bonus <= 1:
+            raise TrainConfigError(f"selfplay.gate_bonus must be a number in [0, 1], got {sp.gate_bonus!r}")
+        if isinstance(sp.gate_bonus_steps, bool) or not isinstance(sp.gate_bonus_steps, int) or sp.gate_bonus_steps < 0:
+            raise TrainConfigError(f"selfplay.gate_bonus_steps must be an integer >= 0, got {sp.gate_bonus_steps!r}")
         if self.backend == "selfplay" and (self.network != "mlp" or self.bc_games or self.init_policy):
             raise TrainConfigError(
                 "backend 'selfplay' trains the mlp network from random weights: set network = \"mlp\", bc_games = 0 "

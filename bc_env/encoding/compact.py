@@ -92,9 +92,48 @@ class CompactEncoder:
         self._finite_bank = config.bank_stock is not None
         self._resort_list: list[float] = self._resort_of.tolist()
         self._value_list: list[float] = self._value_of.tolist()
+        self.input_scale = self._input_scale(cat)
         template: Any = np.zeros(off, dtype=np.float32)
         template[:N][self._off] = -1.0  # kind plane: off the table (RULINGS R2)
         self._template: Any = memoryview(template).cast("B").cast("f")
+
+    def _input_scale(self, cat: Any) -> np.ndarray:
+        """A factor per value that brings it to about [-1, 1] for a network: the layout's values are raw counts,
+        ids and cell indices (a DrawPile of 70, a cell index of 224 would saturate a tanh unit). The factors are
+        1 / the value's bound where it has one (kinds, resorts, printed values, the cap, tiles, rounds, players,
+        cells, the finite Bank's stock) and 1/30 for Resources, 1/20 for Noise, which have none (random play
+        hoards hundreds; good play holds a few to a few dozen). Not part of the layout
+        (the observation stays raw); a trainer multiplies by it, and an exported network carries it in its first
+        layer (``training/selfplay``)."""
+        config, P, N, R = self.config, self.num_players, self.num_cells, self.num_resorts
+        tiles = len(cat) - 1  # without the Start Committee
+        rounds = -(-tiles // P) + 1
+        kinds, top_value, cap = 7.0, max(1.0, float(self._value_of.max())), float(config.cap)
+        scale = np.ones(self.size_total, dtype=np.float32)
+
+        def put(name: str, *values: float) -> None:
+            o, shape = self.spec[name]
+            block = scale[o : o + int(np.prod(shape))].reshape(shape[0], -1)
+            block[:] = np.asarray(values, dtype=np.float32)[:, None] if len(values) > 1 else 1.0 / values[0]
+
+        for name, bound in zip(COMPACT_PLANES, (kinds, R, top_value, 1.0, 1.0)):
+            o = self.spec[name][0]
+            scale[o : o + N] = 1.0 / bound
+        o = self.spec["influence"][0]
+        scale[o : o + P * N] = 1.0 / cap
+        put("hand", 1 / kinds, 1 / R, 1 / top_value)
+        put("players", *(1 / cap,) * 5, 1.0, 1 / rounds)
+        put("resources", 30.0)
+        put("seats", float(P))
+        stock = config.bank_stock
+        o = self.spec["bank"][0]
+        scale[o : o + R] = 1.0 / max(1, int(stock)) if stock else 1.0
+        put("noise", 20.0)
+        put("game", 1.0, 1 / tiles, 1 / tiles, 1 / rounds, 1 / P, 1 / (len(COMPACT_PHASES) - 1))
+        o = self.spec["effect"][0]
+        scale[o : o + 3] = (0.5, 1.0 / N, 1.0 / N)
+        scale[o + 3 : o + 3 + R] = 0.25
+        return scale
 
     def fork(self) -> CompactEncoder:
         return self

@@ -38,6 +38,7 @@ def _arrays(rules: RulesConfig, n: int, obs_layout: str) -> dict[str, tuple[tupl
         "actions": ((n,), np.int64),
         "roles": ((n, rules.players), np.int64),
         "kind": ((n,), np.int64),
+        "gate_held": ((n,), np.bool_),
     }
 
 
@@ -108,11 +109,30 @@ class GameWorker:
 
     def step(self) -> list[tuple[int, float]]:
         env = self.env
+        gate = self.cfg.selfplay.gate_bonus > 0
+        if gate:
+            movers = env.to_move.tolist()
+            political = [g.phase_name == "political" for g in env.games]
         env.step(self.v["actions"])
+        if gate:
+            self._gate_held(movers, political)
         out: list[tuple[int, float]] = []
         self._outcomes(np.flatnonzero(env.done), out)
         self._heuristic_moves(out)
         return out
+
+    def _gate_held(self, movers: list[int], political: list[bool]) -> None:
+        """``gate_held[i]``: the decision just taken in slot ``i`` was a Political Action after which its player alone
+        keeps the FormalizeInfluence gate closed (CORE-01-08-02: it has Starting Influence left to deploy, every other
+        player has deployed all of theirs); False where the game ended. The selfplay.gate_bonus shaping."""
+        held = self.v["gate_held"]
+        held[:] = False
+        done, games = self.env.done, self.env.games
+        for i, p in enumerate(movers):
+            if political[i] and not done[i]:
+                g = games[i]
+                dep, start = g.deployed, g.starting
+                held[i] = dep[p] < start[p] and all(dep[q] >= start[q] for q in range(self.players) if q != p)
 
     def _heuristic_moves(self, out: list[tuple[int, float]]) -> None:
         """Play the heuristic seats until a seat of a network or a random player is to move in every game."""

@@ -74,12 +74,18 @@ class Agent(nn.Module):
         self.pi = _mlp([obs_dim, *hidden, num_actions], activation, 0.01)
         self.vf = _mlp([obs_dim, *hidden, 1], activation, 1.0)
 
-    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        return [
+    def layers(self, input_scale: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The policy path's (weight, bias) pairs; ``input_scale`` (the factor the trainer multiplies each
+        observation value by) is folded into the first layer's weights, so the exported network reads the raw
+        observation."""
+        out = [
             (m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy())
             for m in self.pi
             if isinstance(m, nn.Linear)
         ]
+        if input_scale is not None:
+            out[0] = (out[0][0] * input_scale[None, :].astype(out[0][0].dtype), out[0][1])
+        return out
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -164,6 +170,11 @@ class SelfPlayBackend(Backend):
         except ValueError as exc:  # compact-v1 of an expansion
             raise TrainConfigError(f"selfplay.obs_layout: {exc}") from None
         self.obs_dim, self.num_actions, self.players = probe.obs_dim, probe.num_actions, rules.players
+        #: The layout's factor per observation value for the network (compact-v1's raw counts and cell indices), or
+        #: None (the core layout is scaled already); the export folds it into the first layer.
+        scale = getattr(layout_encoder(rules, cfg.selfplay.obs_layout), "input_scale", None)
+        self.input_scale: np.ndarray | None = scale
+        self.scale_t = None if scale is None else torch.from_numpy(scale).to(self.dev)
         self.agent = Agent(self.obs_dim, self.num_actions, list(cfg.net_arch), cfg.activation).to(self.dev)
         self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         #: The frozen snapshots by id (a game's seat role is ``SNAPSHOT + id``), and the id of each pool entry's name.
@@ -175,6 +186,9 @@ class SelfPlayBackend(Backend):
         self.steps = run.steps
         self.episodes = 0
         self.recent: dict[int, list[float]] = {k: [] for k in range(1, len(KINDS))}
+        #: The gate bonus of the last rollout and the share of the learner's decisions that earned it (logged).
+        self.last_gate: dict[str, float] = {}
+        self.rollout_times: dict[str, float] = {}
 
     def start(self, run: Run) -> None:
         self._setup(run)
@@ -258,7 +272,7 @@ class SelfPlayBackend(Backend):
                 **provenance,
             },
         }
-        return save_policy(path, self.agent.layers(), manifest)
+        return save_policy(path, self.agent.layers(self.input_scale), manifest)
 
     def evaluate_more(self, bot: Any, games: int, seed: int) -> dict[str, dict[str, Any]]:
         """``selfplay.eval_expert``: the expert bot as a third evaluation opponent."""
@@ -289,12 +303,15 @@ class SelfPlayBackend(Backend):
             with self._update_threads():
                 stats = self.update(data)
             now = time.time()
-            for k, x in stats.items():
+            for k, x in {**stats, **self.last_gate}.items():
                 log.record(f"train/{k}", x)
+            self.last_gate = {}
             rate = (self.steps - steps0) / max(now - start, 1e-9)
             log.record("perf/learner_steps_per_s", rate)
             log.record("perf/rollout_s", t_upd - t_roll)
             log.record("perf/update_s", now - t_upd)
+            for k, x in self.rollout_times.items():  # the rollout's two parts: acting here, the games in the workers
+                log.record(f"perf/{k}", x)
             for kind, scores in self.recent.items():
                 if len(scores) >= 10:
                     log.record(f"rollout/score_vs_{KINDS[kind]}", float(np.mean(scores)))
@@ -320,12 +337,18 @@ class SelfPlayBackend(Backend):
             torch.set_num_threads(before)
 
     # ------------------------------------------------------------------ acting
+    def observations(self, games: Games) -> torch.Tensor:
+        """The networks' input: the observations of every game, times the layout's input scale."""
+        obs = torch.from_numpy(games.v["obs"]).to(self.dev)
+        return obs if self.scale_t is None else obs * self.scale_t
+
     @torch.no_grad()
-    def act(self, games: Games) -> tuple[np.ndarray, torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
-        """Actions for every game (the current network, the snapshots and the random seats, batched); returns
-        (actions, log-probabilities, values, masks, rows of the current network)."""
+    def act(
+        self, games: Games, obs: torch.Tensor
+    ) -> tuple[np.ndarray, torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
+        """Actions for every game from the networks' input ``obs`` (the current network, the snapshots and the random
+        seats, batched); returns (actions, log-probabilities, values, masks, rows of the current network)."""
         v = games.v
-        obs = torch.from_numpy(v["obs"]).to(self.dev)
         mask = torch.from_numpy(v["mask"]).to(self.dev)
         role = v["roles"][np.arange(games.n), v["to_move"]]
         logits = torch.zeros((games.n, self.num_actions), device=self.dev)  # random seats: uniform
@@ -344,6 +367,14 @@ class SelfPlayBackend(Backend):
         return actions.cpu().numpy(), logp, values, mask, mine
 
     # ------------------------------------------------------------------ PPO
+    def gate_bonus(self) -> float:
+        """The shaping reward per Political Action that alone keeps the gate closed (``selfplay.gate_bonus``), falling
+        linearly to 0 over ``selfplay.gate_bonus_steps`` learner steps."""
+        sp = self.cfg.selfplay
+        if not sp.gate_bonus_steps:
+            return float(sp.gate_bonus)
+        return float(sp.gate_bonus) * max(0.0, 1.0 - self.steps / sp.gate_bonus_steps)
+
     def rollout(self, games: Games) -> dict[str, torch.Tensor]:
         cfg, n, T, P = self.cfg, games.n, self.cfg.ppo.n_steps, self.players
         dev = self.dev
@@ -357,10 +388,14 @@ class SelfPlayBackend(Backend):
         rew_b = np.zeros((T, n), dtype=np.float32)
         term_b = np.zeros((T, n), dtype=bool)
         last = np.full((n, P), -1, dtype=np.int64)  # the step of each learner seat's latest decision in this rollout
+        bonus, held_n = self.gate_bonus(), 0
+        t_act = t_games = 0.0
         v = games.v
         for t in range(T):
-            obs_b[t].copy_(torch.from_numpy(v["obs"]))
-            actions, logp, values, mask, mine = self.act(games)
+            t0 = time.perf_counter()
+            obs = self.observations(games)
+            obs_b[t].copy_(obs)
+            actions, logp, values, mask, mine = self.act(games, obs)
             mask_b[t] = mask
             act_b[t] = torch.from_numpy(actions).to(dev)
             logp_b[t] = logp
@@ -370,9 +405,16 @@ class SelfPlayBackend(Backend):
             rows = np.flatnonzero(mine)
             last[rows, seat_b[t, rows]] = t
             v["actions"][:] = actions
+            t1 = time.perf_counter()
             outcomes = games.step()
+            t2 = time.perf_counter()
+            t_act, t_games = t_act + t1 - t0, t_games + t2 - t1
             for kind, score in outcomes:
                 self.recent[kind].append(score)
+            if bonus:
+                held = v["gate_held"][rows]
+                rew_b[t, rows] += bonus * held
+                held_n += int(held.sum())
             for i in np.flatnonzero(v["done"]).tolist():  # terminal rewards to each learner seat's last decision
                 self.episodes += 1
                 for s in range(P):
@@ -381,6 +423,9 @@ class SelfPlayBackend(Backend):
                         term_b[last[i, s], i] = True
                 last[i] = -1
             self.steps += int(mine.sum())
+        self.rollout_times = {"act_s": t_act, "games_s": t_games}
+        if bonus:
+            self.last_gate = {"gate_bonus": bonus, "gate_held_share": held_n / max(1, int(mine_b.sum()))}
         adv_b = chain_advantages(val_b, rew_b, term_b, seat_b, mine_b, cfg.ppo.gamma, cfg.ppo.gae_lambda, P)
         flat = torch.from_numpy(np.flatnonzero(mine_b.reshape(-1))).to(dev)
         adv_t = torch.from_numpy(adv_b.reshape(-1)).to(dev)[flat]
