@@ -49,6 +49,7 @@ def test_a_tiny_run_trains_resumes_exports_and_the_bot_plays(tmp_path):
     bot = policies.load(str(run / "policy"))
     manifest = json.loads((run / "policy.json").read_text())
     assert manifest["training"]["backend"] == "selfplay" and manifest["training"]["steps"] == summary["steps"]
+    assert manifest["training"]["git_commit"] and manifest["training"]["imitation"].startswith("none")
     game = Game.new(RulesConfig.preset("core-2p"), 3)
     for _ in range(20):
         action = bot.act(game)
@@ -278,3 +279,29 @@ def test_the_gate_bonus_falls_linearly_and_bad_values_are_refused(tmp_path):
             _cfg(tmp_path, bad).validate()
     with pytest.raises(TrainConfigError, match="selfplay.gate_bonus_steps must"):
         _cfg(tmp_path, "selfplay.gate_bonus_steps=-1").validate()
+
+
+def test_holding_the_gate_earns_the_bonus_only_while_the_holder_can_still_reach_the_cap():
+    """``holds_gate_alone``: alone holding Starting Influence, and enough turns after this one for a Place per
+    Influence not on the Board and a FormalizeInfluence per Influence not yet created (cap 7, Starting 4)."""
+    from types import SimpleNamespace
+
+    from training.selfplay.games import holds_gate_alone
+
+    def game(turns, active=1, deployed=(3, 4), on_board=(3, 4)):
+        return SimpleNamespace(
+            deployed=list(deployed),
+            starting=[4, 4],
+            on_board=list(on_board),
+            created=[0, 0],
+            cap=7,
+            active=active,
+            turns_left=lambda p: turns,
+        )
+
+    # seat 0 needs 4 Places (7 - 3 on the Board) and 3 FormalizeInfluence (7 - 4 Starting - 0 created): 7 turns
+    assert holds_gate_alone(game(turns=7), 0) and not holds_gate_alone(game(turns=6), 0)
+    assert holds_gate_alone(game(turns=8, active=0), 0) and not holds_gate_alone(game(turns=7, active=0), 0)
+    assert not holds_gate_alone(game(turns=30, deployed=(3, 3)), 0)  # seat 1 holds too: not alone
+    assert not holds_gate_alone(game(turns=30, deployed=(4, 4)), 0)  # nothing held: the gate is open
+    assert not holds_gate_alone(game(turns=30), 1)  # seat 1 has placed everything

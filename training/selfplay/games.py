@@ -26,6 +26,22 @@ KINDS = ("self", "snapshot", "random", "heuristic")
 # ---------------------------------------------------------------------------- game workers
 
 
+def holds_gate_alone(g: Any, p: int) -> bool:
+    """The gate bonus's test (selfplay.gate_bonus), after a Political Action of player ``p``: ``p`` alone keeps the
+    FormalizeInfluence gate closed (CORE-01-08-02: it has Starting Influence left to deploy, every other player has
+    deployed all of theirs) and can still reach the cap. That is, its turns after this one are at least the actions
+    it needs: a Place per Influence not on the Board and a FormalizeInfluence per Influence not yet created (cap,
+    RULINGS R12; the slack of docs/observation.md). Holding past that point costs the holder its own cap, and earns
+    nothing."""
+    dep, start = g.deployed, g.starting
+    if dep[p] >= start[p] or any(dep[q] < start[q] for q in range(len(dep)) if q != p):
+        return False
+    cap = g.cap
+    needed = (cap - g.on_board[p]) + max(0, cap - start[p] - g.created[p])
+    turns_after = g.turns_left(p) - (1 if g.active == p else 0)  # this turn's Political Action is spent
+    return turns_after >= needed
+
+
 def _arrays(rules: RulesConfig, n: int, obs_layout: str) -> dict[str, tuple[tuple[int, ...], Any]]:
     """Name -> (shape, dtype) of the shared arrays of ``n`` games."""
     probe = SelfPlayVectorEnv(rules, 1, obs_layout=obs_layout)
@@ -130,9 +146,7 @@ class GameWorker:
         done, games = self.env.done, self.env.games
         for i, p in enumerate(movers):
             if political[i] and not done[i]:
-                g = games[i]
-                dep, start = g.deployed, g.starting
-                held[i] = dep[p] < start[p] and all(dep[q] >= start[q] for q in range(self.players) if q != p)
+                held[i] = holds_gate_alone(games[i], p)
 
     def _heuristic_moves(self, out: list[tuple[int, float]]) -> None:
         """Play the heuristic seats until a seat of a network or a random player is to move in every game."""

@@ -252,7 +252,13 @@ class SelfPlayBackend(Backend):
         return self.dev + (f" ({torch.cuda.get_device_name()})" if self.dev == "cuda" else "")
 
     def provenance(self) -> dict[str, Any]:
-        return {"workers": self.cfg.selfplay.workers, "imitation": "none (trained from random weights)"}
+        from training.export import git_commit
+
+        return {
+            "workers": self.cfg.selfplay.workers,
+            "imitation": "none (trained from random weights)",
+            "git_commit": git_commit(),
+        }
 
     def export(self, path: Path, name: str, provenance: dict[str, Any]) -> Path:
         manifest = {
