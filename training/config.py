@@ -96,7 +96,8 @@ class SelfPlayConfig:
     update_threads: int = 0
     #: Reward shaping for learning from zero (docs/training.md, "Gate bonus"): added to the current network's
     #: reward for each Political Action after which it alone keeps the FormalizeInfluence gate closed (it still
-    #: holds Starting Influence, every opponent has placed all of theirs: CORE-01-08-02). 0 = off.
+    #: holds Starting Influence, every opponent has placed all of theirs: CORE-01-08-02) and can still reach the cap
+    #: (``training.selfplay.games.holds_gate_alone``). 0 = off.
     gate_bonus: float = 0.0
     #: Learner steps over which the gate bonus falls linearly to 0 (a curriculum: the run ends on the game's own
     #: reward); 0 = the bonus stays.

@@ -111,28 +111,24 @@ class CompactEncoder:
         kinds, top_value, cap = 7.0, max(1.0, float(self._value_of.max())), float(config.cap)
         scale = np.ones(self.size_total, dtype=np.float32)
 
-        def put(name: str, *values: float) -> None:
+        def put(name: str, *bounds: float) -> None:
+            """1 / bound for the values of block ``name``: one bound for the whole block, or one per row."""
             o, shape = self.spec[name]
-            block = scale[o : o + int(np.prod(shape))].reshape(shape[0], -1)
-            block[:] = np.asarray(values, dtype=np.float32)[:, None] if len(values) > 1 else 1.0 / values[0]
+            rows = scale[o : o + int(np.prod(shape))].reshape(len(bounds), -1)
+            rows[:] = 1.0 / np.asarray(bounds, dtype=np.float64)[:, None]
 
         for name, bound in zip(COMPACT_PLANES, (kinds, R, top_value, 1.0, 1.0)):
-            o = self.spec[name][0]
-            scale[o : o + N] = 1.0 / bound
-        o = self.spec["influence"][0]
-        scale[o : o + P * N] = 1.0 / cap
-        put("hand", 1 / kinds, 1 / R, 1 / top_value)
-        put("players", *(1 / cap,) * 5, 1.0, 1 / rounds)
+            put(name, bound)
+        put("influence", cap)
+        put("hand", kinds, R, top_value)
+        put("players", *(cap,) * 5, 1.0, rounds)
         put("resources", 30.0)
-        put("seats", float(P))
+        put("seats", P)
         stock = config.bank_stock
-        o = self.spec["bank"][0]
-        scale[o : o + R] = 1.0 / max(1, int(stock)) if stock else 1.0
+        put("bank", *(max(1, int(stock)) if stock else 1.0,) * R, 1.0)
         put("noise", 20.0)
-        put("game", 1.0, 1 / tiles, 1 / tiles, 1 / rounds, 1 / P, 1 / (len(COMPACT_PHASES) - 1))
-        o = self.spec["effect"][0]
-        scale[o : o + 3] = (0.5, 1.0 / N, 1.0 / N)
-        scale[o + 3 : o + 3 + R] = 0.25
+        put("game", 1.0, tiles, tiles, rounds, P, len(COMPACT_PHASES) - 1)
+        put("effect", 2.0, N, N, *(4.0,) * R, *(1.0,) * R)
         return scale
 
     def fork(self) -> CompactEncoder:

@@ -139,8 +139,8 @@ class GameWorker:
 
     def _gate_held(self, movers: list[int], political: list[bool]) -> None:
         """``gate_held[i]``: the decision just taken in slot ``i`` was a Political Action after which its player alone
-        keeps the FormalizeInfluence gate closed (CORE-01-08-02: it has Starting Influence left to deploy, every other
-        player has deployed all of theirs); False where the game ended. The selfplay.gate_bonus shaping."""
+        keeps the FormalizeInfluence gate closed and can still reach the cap (:func:`holds_gate_alone`); False where
+        the game ended. The selfplay.gate_bonus shaping."""
         held = self.v["gate_held"]
         held[:] = False
         done, games = self.env.done, self.env.games

@@ -170,9 +170,12 @@ class SelfPlayBackend(Backend):
         except ValueError as exc:  # compact-v1 of an expansion
             raise TrainConfigError(f"selfplay.obs_layout: {exc}") from None
         self.obs_dim, self.num_actions, self.players = probe.obs_dim, probe.num_actions, rules.players
+        encoder = layout_encoder(rules, cfg.selfplay.obs_layout)
+        #: What the exported manifest records as ``encoder_version``.
+        self.encoder_version: str = encoder.version
         #: The layout's factor per observation value for the network (compact-v1's raw counts and cell indices), or
         #: None (the core layout is scaled already); the export folds it into the first layer.
-        scale = getattr(layout_encoder(rules, cfg.selfplay.obs_layout), "input_scale", None)
+        scale = getattr(encoder, "input_scale", None)
         self.input_scale: np.ndarray | None = scale
         self.scale_t = None if scale is None else torch.from_numpy(scale).to(self.dev)
         self.agent = Agent(self.obs_dim, self.num_actions, list(cfg.net_arch), cfg.activation).to(self.dev)
@@ -266,7 +269,7 @@ class SelfPlayBackend(Backend):
             "rules": self.rules.to_dict(),
             "rules_preset": self.rules.name,
             "observation_layout": self.cfg.selfplay.obs_layout,
-            "encoder_version": layout_encoder(self.rules, self.cfg.selfplay.obs_layout).version,
+            "encoder_version": self.encoder_version,
             "action_layout": {"version": 1, "num_actions": self.num_actions},
             "network": {"activation": self.cfg.activation, "hidden": list(self.cfg.net_arch)},
             "training": {
