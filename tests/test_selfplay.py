@@ -1,6 +1,7 @@
 """The selfplay backend of the training core (training/selfplay/): a tiny run end to end (train, resume, export,
-load the bot and play), the refused resume, a fixed seed's weights, and the worker processes over shared
-memory stepping exactly the games of the in-process worker."""
+load the bot and play), the refused resume, a fixed seed's weights, the worker processes over shared
+memory stepping exactly the games of the in-process worker, sampling, the snapshots' stacked pass and the gate
+bonus."""
 
 from __future__ import annotations
 
@@ -188,6 +189,24 @@ def test_sampling_draws_only_legal_actions_with_the_softmax_probabilities(monkey
     # action, not the masked one after it
     monkeypatch.setattr(torch, "rand", lambda shape, device=None: torch.ones(shape))
     assert sample(masked_logits(logits[:3], mask[:3])).tolist() == [3, 3, 3]
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_the_snapshot_stack_gives_each_row_its_own_snapshots_logits(activation):
+    """``SnapshotStack``: the snapshots' rows in one batched pass (grouped, padded); each row gets what its own
+    snapshot's network gives it, whatever the order of the rows, for ids with gaps and snapshots with no row."""
+    import torch
+
+    from training.selfplay.trainer import SnapshotStack, _mlp
+
+    torch.manual_seed(1)
+    nets = {k: _mlp([12, 8, 8, 5], activation, 0.01).requires_grad_(False) for k in (0, 3, 4, 9)}
+    stack = SnapshotStack(nets, activation, "cpu")
+    obs = torch.randn(11, 12)
+    ids = np.array([9, 0, 9, 4, 0, 9, 9, 0, 4, 9, 0])  # snapshot 3 acts nowhere
+    want = torch.stack([nets[int(k)](obs[i]) for i, k in enumerate(ids)])
+    assert torch.allclose(stack(obs, ids), want, atol=1e-6)
+    assert torch.allclose(stack(obs[:1], ids[:1]), want[:1], atol=1e-6)
 
 
 def _gate_games(seed):
