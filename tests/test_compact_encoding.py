@@ -12,6 +12,7 @@ from test_encoding import _at, _position
 from bc_env.encoding.compact import COMPACT_PHASES, CompactEncoder, compact_digest
 from bc_env.rules import Game, RulesConfig, preset_names
 from bc_env.rules.components import KIND_NAMES
+from bc_env.rules.state import game_to_dict
 from bc_env.vector import SelfPlayVectorEnv
 
 CORE_PRESETS = [p for p in preset_names() if not (lambda c: c.exp01 or c.exp02 or c.exp03)(RulesConfig.resolve(p))]
@@ -174,7 +175,32 @@ def test_vector_env_with_compact_v1_matches_the_core_env_and_the_encoder(preset)
         obs, mask_b, to_move, r_b, d_b = compact.step(actions)
         assert np.array_equal(d_a, d_b) and np.array_equal(r_a, r_b)
         ended += int(d_b.sum())
+        # a finished game is kept for the step that ended it, then let go (issue 26: memory)
+        assert [g is not None for g in compact.ended] == d_b.tolist() == [g is not None for g in core.ended]
+        assert all(g.is_terminal() for g in compact.ended if g is not None)
+        # compact-v1 never reads the event log: its games drop it after every action; the core layout's keep it
+        assert all(not g.events for g in compact.games) and all(g.events for g in core.games)
     assert ended > 0
+
+
+def test_a_game_that_forgets_its_events_plays_on_exactly_as_one_that_keeps_them():
+    """``Game.forget_events``: the log is emptied, later events are logged as before, and no rule reads it: the
+    state, the legal actions and the outcome are those of a twin that kept its log."""
+    keep, forget = Game.new("core-4p", 5), Game.new("core-4p", 5)
+    rng = np.random.default_rng(5)
+    while not keep.is_terminal():
+        legal = keep.legal_actions()
+        assert forget.legal_actions() == legal
+        a = legal[int(rng.integers(len(legal)))]
+        before = len(keep.events)
+        keep.apply(a)
+        forget.forget_events()
+        assert forget.events == []
+        forget.apply(a)
+        assert forget.events == keep.events[before:]
+    a, b = game_to_dict(forget), game_to_dict(keep)
+    assert a.pop("events") == b.pop("events")[before:]  # the last action's events only
+    assert a == b and forget.winners() == keep.winners()
 
 
 def test_docs_list_the_compact_layout():

@@ -312,8 +312,8 @@ class Game:
     @property
     def events(self) -> list[dict[str, Any]]:
         """The event log: one dict per event with its ``type``, the ``rule`` behind it and its data, oldest first
-        (the same list object on every read; it only grows). The engine records events compactly (:meth:`event`)
-        and builds their dicts here, when the log is read."""
+        (the same list object on every read; it only grows, until :meth:`forget_events`). The engine records
+        events compactly (:meth:`event`) and builds their dicts here, when the log is read."""
         if self._pending:
             self._flush_events()
         return self._events
@@ -321,6 +321,13 @@ class Game:
     @events.setter
     def events(self, value: list[dict[str, Any]]) -> None:
         self._events = value
+        self._pending = []
+
+    def forget_events(self) -> None:
+        """Drop the event log so far, read or not (a new, empty list; a clone keeps its own copy). For a caller that
+        never reads the log: the batched environment on the compact layout, whose games would otherwise keep most
+        of their memory in it (issue 26). Later events are logged as before; no rule reads the log."""
+        self._events = []
         self._pending = []
 
     def _flush_events(self) -> None:

@@ -35,6 +35,7 @@ class Slots:
         done: Any,
         next_seed: Callable[[], int],
         rewards_of: Callable[[Game], list[float]],
+        keep_events: bool,
     ) -> None:
         n = int(obs.shape[0])
         self.config = config
@@ -43,8 +44,11 @@ class Slots:
         self.num_actions = int(mask.shape[1])
         self.games: list[Game] = []
         self.seeds: list[int] = []
-        #: The game that ended in each slot at the latest step that ended one there (None before).
+        #: The game that ended in each slot in the latest step (None where none ended): kept one step only.
         self.ended: list[Game | None] = [None] * n
+        self.ended_slots: list[int] = []
+        #: False: each game's event log is dropped after every action (the encoder never reads it).
+        self.keep_events = keep_events
         self.encoders: list[Any] = [encoder.fork() for _ in range(n)]
         self.obs_rows: list[Any] = [obs[i] for i in range(n)]
         self.mask_bytes: Any = memoryview(mask).cast("B")
@@ -59,9 +63,15 @@ class Slots:
         """A new game in every slot, seeds drawn in slot order."""
         self.games = []
         self.seeds = []
+        for i in self.ended_slots:
+            self.ended[i] = None
+        self.ended_slots = []
         for i in range(self.num_envs):
             seed = self.next_seed()
-            self.games.append(Game.new(self.config, seed))
+            g = Game.new(self.config, seed)
+            if not self.keep_events:
+                g.forget_events()
+            self.games.append(g)
             self.seeds.append(seed)
             self.write(i)
 
@@ -82,21 +92,31 @@ class Slots:
     def step(self, slots: list[int], actions: list[int]) -> int:
         """Apply ``actions[k]`` in slot ``slots[k]`` (legal: checked by the caller); a game that ends writes its
         rewards and ``done``, and a new game takes its slot. Returns how many games ended."""
+        for i in self.ended_slots:  # the games that ended in the previous step are let go
+            self.ended[i] = None
+        self.ended_slots = []
         ended = 0
         P = self.num_players
         rv = self.rewards_view
+        keep = self.keep_events
         for k in range(len(slots)):
             i = slots[k]
             g = self.games[i]
             g.apply(actions[k])
+            if not keep:
+                g.forget_events()
             if g.is_terminal():
                 r = self.rewards_of(g)
                 for p in range(P):
                     rv[i * P + p] = r[p]
                 self.done_bytes[i] = 1
                 self.ended[i] = g
+                self.ended_slots.append(i)
                 seed = self.next_seed()
-                self.games[i] = Game.new(self.config, seed)
+                g = Game.new(self.config, seed)
+                if not keep:
+                    g.forget_events()
+                self.games[i] = g
                 self.seeds[i] = seed
                 ended += 1
             self.write(i)
