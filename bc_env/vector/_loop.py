@@ -44,9 +44,8 @@ class Slots:
         self.num_actions = int(mask.shape[1])
         self.games: list[Game] = []
         self.seeds: list[int] = []
-        #: The game that ended in each slot in the latest step (None where none ended): kept one step only.
+        #: The game that ended in each slot at the latest step that ended one there (None before).
         self.ended: list[Game | None] = [None] * n
-        self.ended_slots: list[int] = []
         #: False: each game's event log is dropped after every action (the encoder never reads it).
         self.keep_events = keep_events
         self.encoders: list[Any] = [encoder.fork() for _ in range(n)]
@@ -63,9 +62,6 @@ class Slots:
         """A new game in every slot, seeds drawn in slot order."""
         self.games = []
         self.seeds = []
-        for i in self.ended_slots:
-            self.ended[i] = None
-        self.ended_slots = []
         for i in range(self.num_envs):
             seed = self.next_seed()
             g = Game.new(self.config, seed)
@@ -92,9 +88,6 @@ class Slots:
     def step(self, slots: list[int], actions: list[int]) -> int:
         """Apply ``actions[k]`` in slot ``slots[k]`` (legal: checked by the caller); a game that ends writes its
         rewards and ``done``, and a new game takes its slot. Returns how many games ended."""
-        for i in self.ended_slots:  # the games that ended in the previous step are let go
-            self.ended[i] = None
-        self.ended_slots = []
         ended = 0
         P = self.num_players
         rv = self.rewards_view
@@ -111,7 +104,6 @@ class Slots:
                     rv[i * P + p] = r[p]
                 self.done_bytes[i] = 1
                 self.ended[i] = g
-                self.ended_slots.append(i)
                 seed = self.next_seed()
                 g = Game.new(self.config, seed)
                 if not keep:

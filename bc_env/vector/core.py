@@ -34,11 +34,10 @@ class SelfPlayVectorEnv:
     keep). ``arrays=(obs, mask, to_move, rewards, done)`` has the env write into the caller's arrays instead (e.g.
     views of shared memory: ``training/selfplay/games.py``). ``games[i]`` is the live ``Game`` of slot ``i``,
     ``seeds[i]`` its engine seed (``Game.new(config, seed)``: the AEC env's ``reset(seed=seed)`` starts the same
-    game), ``ended[i]`` the game that ended there in the latest ``step`` (None where none did; let go at the next
-    step). ``obs_layout="compact-v1"`` writes the compact layout instead (``bc_env.encoding.compact``, core
-    configurations only; ``obs_dim`` is its size): about a quarter of the core size, no per-game board tracker; the
-    games' event logs are dropped after every action (``Game.forget_events``: nothing reads them), which keeps a
-    game's memory flat.
+    game), ``ended[i]`` the game that last ended there. ``obs_layout="compact-v1"`` writes the compact layout
+    instead (``bc_env.encoding.compact``, core configurations only; ``obs_dim`` is its size): about a quarter of the
+    core size, no per-game board tracker; the games' event logs are dropped after every action
+    (``Game.forget_events``: nothing reads them), which keeps a game's memory flat.
     Game seeds are drawn from ``np.random.default_rng(seed)`` in slot order, at reset and whenever a game ends, so a
     seed fixes every game and, with the same actions, every output. An illegal action raises
     ``IllegalActionError`` naming the slot before any game changes.
@@ -119,7 +118,7 @@ class SelfPlayVectorEnv:
 
     @property
     def ended(self) -> list[Game | None]:
-        """The game that ended in each slot in the latest ``step`` (None where none ended)."""
+        """The game that ended in each slot at the latest step that ended one there (None before)."""
         return self._slots.ended
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
