@@ -201,7 +201,7 @@ def test_the_snapshot_stack_gives_each_row_its_own_snapshots_logits(activation):
 
     torch.manual_seed(1)
     nets = {k: _mlp([12, 8, 8, 5], activation, 0.01).requires_grad_(False) for k in (0, 3, 4, 9)}
-    stack = SnapshotStack(nets, activation, "cpu")
+    stack = SnapshotStack(nets, "cpu")
     obs = torch.randn(11, 12)
     ids = np.array([9, 0, 9, 4, 0, 9, 9, 0, 4, 9, 0])  # snapshot 3 acts nowhere
     want = torch.stack([nets[int(k)](obs[i]) for i, k in enumerate(ids)])

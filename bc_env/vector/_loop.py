@@ -64,12 +64,16 @@ class Slots:
         self.seeds = []
         for i in range(self.num_envs):
             seed = self.next_seed()
-            g = Game.new(self.config, seed)
-            if not self.keep_events:
-                g.forget_events()
-            self.games.append(g)
+            self.games.append(self.new_game(seed))
             self.seeds.append(seed)
             self.write(i)
+
+    def new_game(self, seed: int) -> Game:
+        """The game of ``seed``, without its set-up's log where the log is not kept."""
+        g = Game.new(self.config, seed)
+        if not self.keep_events:
+            g.forget_events()
+        return g
 
     def write(self, i: int) -> None:
         """Observation of the seat to move, legal-action mask and seat of slot ``i``."""
@@ -105,10 +109,7 @@ class Slots:
                 self.done_bytes[i] = 1
                 self.ended[i] = g
                 seed = self.next_seed()
-                g = Game.new(self.config, seed)
-                if not keep:
-                    g.forget_events()
-                self.games[i] = g
+                self.games[i] = self.new_game(seed)
                 self.seeds[i] = seed
                 ended += 1
             self.write(i)

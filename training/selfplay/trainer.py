@@ -9,8 +9,8 @@ of CleanRL's single-file PPO, over the batched environment ``bc_env.vector.SelfP
   the latest with ``pool.p_latest``, else any). Every decision of the current network is a training sample; the
   snapshots and the random seats act in the same batched step (one forward pass for the current network, one
   stacked pass for all the snapshots, masked sampling); heuristic seats are played inside the worker processes,
-  never here. No bot is imitated: the network starts from
-  random weights (no behaviour cloning, no ``init_policy``).
+  never here. No bot is imitated: the network starts from random weights (no behaviour cloning, no
+  ``init_policy``).
 * PPO: rollouts of ``ppo.n_steps`` batch steps, generalised advantage estimation along each seat's own decisions
   (a seat's next decision in the same game is its next state; the terminal reward goes to its last decision),
   clipped surrogate, value loss, entropy bonus, ``ppo.n_epochs`` epochs of ``ppo.batch_size`` minibatches.
@@ -95,19 +95,23 @@ class SnapshotStack:
     with 8 snapshots in the pool those passes were half of the acting time. Rows are grouped by snapshot and padded
     to the largest group; a snapshot's rows get what its own network gives them (up to float rounding)."""
 
-    def __init__(self, nets: dict[int, nn.Sequential], activation: str, device: str) -> None:
+    def __init__(self, nets: dict[int, nn.Sequential], device: str) -> None:
         self.ids = sorted(nets)
         lookup = np.full(max(self.ids, default=-1) + 1, -1, dtype=np.int64)
         lookup[self.ids] = np.arange(len(self.ids))
         self.lookup = lookup  # snapshot id -> place in the stack
-        self.act = torch.tanh if activation == "tanh" else torch.relu
-        self.layers: list[tuple[torch.Tensor, torch.Tensor]] = []
+        #: The first network's modules in order, each Linear replaced by the stack's (bias, weight) of that layer;
+        #: the activations are the network's own.
+        self.layers: list[tuple[torch.Tensor, torch.Tensor] | nn.Module] = []
         if self.ids:
-            linears = [[m for m in nets[k] if isinstance(m, nn.Linear)] for k in self.ids]
-            for j in range(len(linears[0])):
-                w = torch.stack([lin[j].weight.detach().t() for lin in linears]).contiguous().to(device)
-                b = torch.stack([lin[j].bias.detach() for lin in linears])[:, None, :].contiguous().to(device)
-                self.layers.append((b, w))
+            for j, module in enumerate(nets[self.ids[0]]):
+                if isinstance(module, nn.Linear):
+                    lins = [nets[k][j] for k in self.ids]
+                    w = torch.stack([lin.weight.detach().t() for lin in lins]).contiguous().to(device)
+                    b = torch.stack([lin.bias.detach() for lin in lins])[:, None, :].contiguous().to(device)
+                    self.layers.append((b, w))
+                else:
+                    self.layers.append(module)
 
     def __call__(self, obs: torch.Tensor, snapshot: np.ndarray) -> torch.Tensor:
         """The logits of each row of ``obs`` (one per entry of ``snapshot``, the snapshot id acting there)."""
@@ -117,15 +121,14 @@ class SnapshotStack:
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         g = place[order]
         pos = np.arange(len(order)) - starts[g]
-        g_t, pos_t = torch.from_numpy(g).to(obs.device), torch.from_numpy(pos).to(obs.device)
+        dev = obs.device
+        g_t, pos_t, order_t = (torch.from_numpy(a).to(dev) for a in (g, pos, order))
         x = obs.new_zeros((len(self.ids), int(counts.max()), obs.shape[1]))
-        x[g_t, pos_t] = obs[torch.from_numpy(order).to(obs.device)]
-        for i, (b, w) in enumerate(self.layers):
-            x = torch.baddbmm(b, x, w)
-            if i < len(self.layers) - 1:
-                x = self.act(x)
-        out = torch.empty((len(order), x.shape[2]), device=obs.device)
-        out[torch.from_numpy(order).to(obs.device)] = x[g_t, pos_t]
+        x[g_t, pos_t] = obs[order_t]
+        for layer in self.layers:
+            x = torch.baddbmm(layer[0], x, layer[1]) if isinstance(layer, tuple) else layer(x)
+        out = torch.empty((len(order), x.shape[2]), device=dev)
+        out[order_t] = x[g_t, pos_t]
         return out
 
 
@@ -223,7 +226,7 @@ class SelfPlayBackend(Backend):
         self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         #: The frozen snapshots by id (a game's seat role is ``SNAPSHOT + id``), and the id of each pool entry's name.
         self.snapshot_nets: dict[int, nn.Sequential] = {}
-        self.snapshot_stack = SnapshotStack({}, cfg.activation, self.dev)
+        self.snapshot_stack = SnapshotStack({}, self.dev)
         self.snapshot_ids: dict[str, int] = {}
         self.next_snapshot_id = 0
         self.pool: list[int] = []
@@ -248,7 +251,7 @@ class SelfPlayBackend(Backend):
             self.snapshot_nets[int(k)] = self._frozen(sd)
         self.snapshot_ids = {str(k): int(v) for k, v in state["snapshot_ids"].items()}
         self.next_snapshot_id = int(state["next_snapshot_id"])
-        self.snapshot_stack = SnapshotStack(self.snapshot_nets, self.cfg.activation, self.dev)
+        self.snapshot_stack = SnapshotStack(self.snapshot_nets, self.dev)
 
     def save(self, directory: Path) -> dict[str, Any]:
         torch.save(
@@ -285,7 +288,7 @@ class SelfPlayBackend(Backend):
         for old in [x for x in self.snapshot_nets if x not in self.pool and x not in in_use]:
             del self.snapshot_nets[old]
         self.snapshot_ids = {n: k for n, k in self.snapshot_ids.items() if k in self.snapshot_nets}
-        self.snapshot_stack = SnapshotStack(self.snapshot_nets, self.cfg.activation, self.dev)
+        self.snapshot_stack = SnapshotStack(self.snapshot_nets, self.dev)
 
     # ------------------------------------------------------------------ what the core shows and exports
     def describe(self, rules: RulesConfig) -> str:
