@@ -6,6 +6,8 @@ bonus."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -56,6 +58,23 @@ def test_a_tiny_run_trains_resumes_exports_and_the_bot_plays(tmp_path):
         action = bot.act(game)
         assert action in game.legal_actions()
         game.apply(action)
+
+
+def test_a_run_needs_neither_stable_baselines3_nor_sb3_contrib(tmp_path):
+    """The selfplay backend is torch alone: a command-line run to its exported bot where the sb3 packages cannot be
+    imported (a GPU machine's image without them stopped at the manifest's commit id, which came from the sb3
+    backend's export module)."""
+    code = (
+        "import runpy, sys\n"
+        "sys.modules['sb3_contrib'] = sys.modules['stable_baselines3'] = None\n"
+        f"sys.argv = ['balance-control', 'train', '--config', {TINY!r}, '--no-progress',"
+        f" '--set', 'runs_dir=\"{tmp_path}\"', '--set', 'total_steps=32']\n"
+        "runpy.run_module('balance_control', run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "done: selfplay-tiny" in done.stdout
+    assert json.loads((tmp_path / "selfplay-tiny" / "policy.json").read_text())["training"]["git_commit"]
 
 
 def test_resume_with_another_network_is_refused(tmp_path):

@@ -289,7 +289,7 @@ def export_generation(
 
     from policies.neural import save_policy
 
-    from .export import git_commit
+    from .rundir import git_commit
 
     def pairs(net: Any) -> list[tuple[np.ndarray, np.ndarray]]:
         return [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in _linears(net)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import platform
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from torch import nn
 from bc_env.encoding import encoder_version
 from bc_env.rules import BalanceControlError, RulesConfig
 from policies.neural import NeuralPolicy, save_arrays, save_policy
+from training.rundir import git_commit
 from training.spatial import CELL_BLOCKS, GLOBAL_DIM, SpatialPolicy, spatial_arrays, spatial_parameters
 
 
@@ -61,14 +61,6 @@ def torch_logits(model: Any, obs: np.ndarray) -> np.ndarray:
         features = model.policy.extract_features(t, model.policy.pi_features_extractor)
         latent = model.policy.mlp_extractor.forward_actor(features)
         return model.policy.action_net(latent).cpu().numpy()
-
-
-def git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def export_policy(

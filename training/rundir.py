@@ -1,16 +1,27 @@
 """What both trainers (SB3, ``train.py``; Ray RLlib, ``rllib/trainer.py``) do with a run directory: refuse an
-incompatible resume, and write JSON files atomically. Torch-free, so it imports with either backend."""
+incompatible resume, write JSON files atomically, and name the commit a run was made from. Torch- and sb3-free, so
+it imports with every backend (the selfplay backend runs where sb3-contrib is not installed)."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 
 class RunDirError(RuntimeError):
     """A run directory cannot be used with this configuration (refused resume, existing run, ...)."""
+
+
+def git_commit() -> str:
+    """The checkout's short commit id, for a bot's manifest ("unknown" outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -19,7 +19,7 @@ from bc_env.encoding import encoder_version
 from bc_env.rules import RulesConfig
 from policies.neural import save_policy
 
-from ..export import git_commit
+from ..rundir import git_commit
 
 
 def policy_layers(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -302,7 +302,7 @@ class SelfPlayBackend(Backend):
         return self.dev + (f" ({torch.cuda.get_device_name()})" if self.dev == "cuda" else "")
 
     def provenance(self) -> dict[str, Any]:
-        from training.export import git_commit
+        from training.rundir import git_commit
 
         return {
             "workers": self.cfg.selfplay.workers,
