@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The 16-core / GPU figures of issues 26 and 27 in one run, on a machine with 16 cores and an NVIDIA GPU whose
+# python3 has torch, numpy, tqdm, tensorboard and matplotlib (the device machine: docs/benchmarks.md, "16 cores and
+# a GPU"). The wheels the machine lacks are installed from ./.whl when it exists (mypy for the compiled build,
+# gymnasium, pettingzoo; `pip download` them for its Python first). Results go to $OUT (default out/device).
+#   bash scripts/device_bench.sh
+# 1. the compiled engine, built there; 2. the batched env on every core (issue 26: >= 1,000,000 steps/s in total);
+# 3. the selfplay trainer on the GPU with a worker process per core (issue 26: >= 50,000 learner steps/s);
+# 4. the paired deals of `endgame` and `mcts` against the expert at 200 deals (issue 27's table, docs/policies.md).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out/device}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+START=$(date +%s)
+left() { echo $(( ${BUDGET:-560} - ($(date +%s) - START) )); }
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH="/tmp/site:$PYTHONPATH"
+fi
+{ nproc; python3 -V; nvidia-smi -L 2>/dev/null; python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available())"; } | tee "$OUT/machine.txt"
+/usr/bin/time -f "build: %e s wall" python3 setup.py -q build_ext --inplace 2>&1 | grep -v "^\s*$" | tail -4
+python3 -c "import bc_env.rules as r; print('compiled engine:', r.COMPILED)" | tee -a "$OUT/machine.txt"
+
+echo "--- batched env, $(nproc) processes ($(left) s left)"
+timeout 90 python3 -m bc_env.bench.vector --config core-4p --seconds 4 --num-envs 256 --processes "$(nproc)" \
+  --obs-layout compact-v1 --obs-layout core 2>&1 | tee "$OUT/vector.txt"
+
+echo "--- selfplay trainer on the GPU ($(left) s left)"
+workers=$(( $(nproc) - 1 ))
+timeout 200 python3 -m balance_control train --config configs/train/zero-core-2p.toml --no-progress \
+  --set runs_dir=\"/tmp/device-runs\" --set max_seconds=110 --set device=\"cuda\" \
+  --set selfplay.workers=$workers --set selfplay.games_per_worker=256 --set ppo.batch_size=4096 \
+  --set eval_every=1000000000 --set checkpoint_every=1000000000 --set pool.snapshot_every=1000000 --set eval_games=2 \
+  2>&1 | tail -5 | tee "$OUT/train.txt"
+cp /tmp/device-runs/zero-core-2p/summary.json "$OUT/train-summary.json" 2>/dev/null
+tail -n 3 /tmp/device-runs/zero-core-2p/progress.jsonl > "$OUT/train-progress-tail.jsonl" 2>/dev/null
+
+for bot in endgame mcts; do
+  t=$(( $(left) - 5 ))
+  echo "--- $bot: 200 paired deals against the expert ($t s left)"
+  [ "$t" -gt 30 ] || break
+  timeout "$t" python3 -m balance_control match --paired --config core-2p --bots "$bot,expert" --games 400 \
+    --seed 27000 --workers "$(nproc)" > "$OUT/$bot-2p.txt" 2>&1
+  echo "exit $?"; tail -n 25 "$OUT/$bot-2p.txt"
+done
+echo "done in $(( $(date +%s) - START )) s"
