@@ -7,7 +7,7 @@
 # 1. the compiled engine, built there; 2. the batched env on every core (issue 26: >= 1,000,000 steps/s in total);
 # 3. the selfplay trainer on the GPU with a worker process per core (issue 26: >= 50,000 learner steps/s);
 # 4. the paired deals of `endgame` and `mcts` against the expert at 200 deals (issue 27's table, docs/policies.md), in
-#    the time left of BUDGET seconds (default 560): endgame took about 140 s on the H200 machine's 16 cores; mcts had
+#    the time left of BUDGET seconds (default 560): endgame took about 47 s on the H200 machine's 16 cores; mcts had
 #    not finished after 255 s (session 16).
 set -uo pipefail
 cd "$(dirname "$0")/.."
