@@ -146,6 +146,38 @@ def test_refuses_expansions_other_games_and_bad_observers():
         SelfPlayVectorEnv("core-4p", 2, obs_layout="compact-v0")
 
 
+@pytest.mark.parametrize("preset", CORE_PRESETS)
+def test_a_fork_writes_what_the_encoder_writes_at_every_step_of_whole_games(preset):
+    """CompactFork (the batched env's per-slot encoder) keeps the tile planes between calls; its rows equal the
+    stateless encoder's for every seat at every step of two whole games in turn, after a jump back to an earlier
+    position of the same game (a board with fewer tiles) and after another game (the planes start over)."""
+    enc = CompactEncoder(preset)
+    fork = enc.fork()
+    assert fork is not enc and fork.fork() is not fork
+    rng = np.random.default_rng(5)
+    row = np.full(enc.size_total, 7.0, dtype=np.float32)
+    resolved = 0
+    for seed in (0, 1):
+        g = Game.new(preset, seed)
+        early = None
+        while not g.is_terminal():
+            for p in {g.current_player, (g.current_player + 1) % g.num_players}:
+                fork.encode_into(g, p, row)
+                assert np.array_equal(row, enc.encode(g, p)), (seed, g.round, p)
+            if early is None and len(g.board) > 6:
+                early = g.clone()
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.integers(len(legal)))])
+        resolved += sum(map(bool, g.resolved))
+        assert early is not None and len(early.board) < len(g.board)
+        for p in range(g.num_players):
+            fork.encode_into(early, p, row)  # another Game object, fewer tiles
+            assert np.array_equal(row, enc.encode(early, p))
+        fork.encode_into(g, 0, row)  # back to the finished game: the planes start over again
+        assert np.array_equal(row, enc.encode(g, 0))
+    assert resolved > 0  # the Resolved plane was written
+
+
 # Pins compact-v1: a change of its layout or of any value is a new layout name (docs/observation.md).
 COMPACT_DIGESTS = {"core-2p": "85cef3a449f9fa8f", "core-4p": "4963d31c23644cf1", "core-4p-hex": "35d1117a4bc9aeca"}
 

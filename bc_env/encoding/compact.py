@@ -131,8 +131,10 @@ class CompactEncoder:
         put("effect", 2.0, N, N, *(4.0,) * R, *(1.0,) * R)
         return scale
 
-    def fork(self) -> CompactEncoder:
-        return self
+    def fork(self) -> CompactFork:
+        """An encoder for one game followed step by step (``bc_env.vector`` keeps one per slot): it keeps the game's
+        board planes between calls and writes only what changed (:class:`CompactFork`)."""
+        return CompactFork(self)
 
     def encode(self, game: Game, observer: Any) -> np.ndarray:
         out = np.zeros(self.size_total, dtype=np.float32)
@@ -142,16 +144,21 @@ class CompactEncoder:
     def views(self, vec: np.ndarray) -> dict[str, np.ndarray]:
         return {k: vec[o : o + int(np.prod(s))].reshape(s) for k, (o, s) in self.spec.items()}
 
+    def check(self, game: Game, observer: Any) -> int:
+        """The observer's seat, after checking that ``game`` is of this configuration (ValueError otherwise)."""
+        if game.num_players != self.num_players or game.topo is not self._topo:
+            raise ValueError(f"{COMPACT_LAYOUT} encoder of {self.config.name} got a game of another configuration")
+        obs = int(observer)
+        if not 0 <= obs < self.num_players:
+            raise ValueError(f"observer must be a seat 0..{self.num_players - 1}, got {observer!r}")
+        return obs
+
     def encode_into(self, game: Game, observer: Any, out: Any) -> None:
         """Write the observation of seat ``observer`` into ``out`` (a C-contiguous float32 array of
         ``size_total``). A template copy, then one store per occupied cell, frontier cell and non-board value."""
         g = game
-        if g.num_players != self.num_players or g.topo is not self._topo:
-            raise ValueError(f"{COMPACT_LAYOUT} encoder of {self.config.name} got a game of another configuration")
-        obs = int(observer)
-        P, N, R = self.num_players, self.num_cells, self.num_resorts
-        if not 0 <= obs < P:
-            raise ValueError(f"observer must be a seat 0..{P - 1}, got {observer!r}")
+        obs = self.check(g, observer)
+        P, N = self.num_players, self.num_cells
         m: Any = memoryview(out).cast("B").cast("f")
         m[:] = self._template  # zeros, kind -1 off the table
         tile_at, kind_at, infl, resolved = g.tile_at, g.kind_at, g.infl, g.resolved
@@ -172,6 +179,14 @@ class CompactEncoder:
                 x = infl[base + p]
                 if x:
                     m[inf + k * N + c] = x
+        self.write_rest(g, obs, m)
+
+    def write_rest(self, g: Game, obs: int, m: Any) -> None:
+        """Everything but the board's tile and Influence planes, into the float32 memoryview ``m`` of a row that holds
+        the template's values there: the frontier, the drawn tile, the players, the Bank, Noise, the game and the
+        decision in progress."""
+        P, N, R = self.num_players, self.num_cells, self.num_resorts
+        resort_of, value_of = self._resort_list, self._value_list
         for c in g.frontier:  # the placement frontier (RULINGS R3)
             m[4 * N + c] = 1.0
         b = self._o_hand
@@ -233,6 +248,80 @@ class CompactEncoder:
             if dec.kind == "gain":
                 for r in dec.gains:
                     m[b + 3 + R + r] = 1.0
+
+
+class CompactFork:
+    """``compact-v1`` for one game followed step by step (:meth:`CompactEncoder.fork`; the batched env keeps one per
+    slot). It keeps that game's tile planes between calls: a tile's kind, resort and value are written once, when it
+    is placed, and the Resolved marks where they changed. A row is then the template, those planes copied as one
+    block, the Influence and the rest as :meth:`CompactEncoder.encode_into` writes them: the same values
+    (tests/test_compact_encoding.py compares the two at every step of whole games) for fewer stores. A different
+    ``Game`` object, or a board with fewer tiles than before, starts the planes over, so a fork follows one game at
+    a time through ``apply`` (tiles never leave the board of a core game). 4 planes per game (3.6 KiB on the 15 x 15
+    table)."""
+
+    def __init__(self, encoder: CompactEncoder) -> None:
+        self.enc = encoder
+        self._game: Game | None = None
+        self._board: list[int] = []  # the occupied cells at the last call
+        self._resolved: list[int] = []  # the occupied cells marked resolved at the last call
+        self._planes: Any = None  # float32 4 x N: kind, resort, value, resolved
+
+    def fork(self) -> CompactFork:
+        return CompactFork(self.enc)
+
+    def _start(self, g: Game) -> None:
+        N = self.enc.num_cells
+        planes: Any = np.zeros(4 * N, dtype=np.float32)
+        planes[:N] = self.enc._template[:N]  # kind -1 off the table
+        self._planes = memoryview(planes).cast("B").cast("f")
+        self._game = g
+        self._board = []
+        self._resolved = []
+
+    def encode_into(self, game: Game, observer: Any, out: Any) -> None:
+        """As :meth:`CompactEncoder.encode_into`, from the tile planes kept for ``game``."""
+        enc = self.enc
+        g = game
+        obs = enc.check(g, observer)
+        board = g.board
+        if g is not self._game or len(board) < len(self._board):
+            self._start(g)
+        P, N = enc.num_players, enc.num_cells
+        planes: Any = self._planes
+        if len(board) != len(self._board):  # new tiles: kind, resort and value, once
+            tile_at, kind_at = g.tile_at, g.kind_at
+            resort_of, value_of = enc._resort_list, enc._value_list
+            known = set(self._board)
+            for c in board:
+                if c not in known:
+                    t = tile_at[c] + 1
+                    planes[c] = kind_at[c] + 1
+                    planes[N + c] = resort_of[t]
+                    planes[2 * N + c] = value_of[t]
+            self._board = board[:]
+        resolved = g.resolved
+        marked = [c for c in board if resolved[c]]
+        if marked != self._resolved:  # a Hotspot resolved (CORE-01-07)
+            for c in self._resolved:
+                planes[3 * N + c] = 0.0
+            for c in marked:
+                planes[3 * N + c] = 1.0
+            self._resolved = marked
+        m: Any = memoryview(out).cast("B").cast("f")
+        m[:] = enc._template
+        m[: 4 * N] = planes
+        infl, inf = g.infl, enc._o_influence
+        for c in board:
+            base = c * P
+            for k in range(P):
+                p = obs + k
+                if p >= P:
+                    p -= P
+                x = infl[base + p]
+                if x:
+                    m[inf + k * N + c] = x
+        enc.write_rest(g, obs, m)
 
 
 def compact_digest(preset: str, seed: int, steps: int = 200) -> str:

@@ -4,7 +4,7 @@ arrays. Compiled with the engine when the engine is (setup.py ``COMPILED_OUTSIDE
 
 Every array is written through a ``memoryview`` of its memory, never reallocated: the observations row by row with
 the encoder's ``encode_into`` (one ``fork()`` per game: the core ``Encoder``'s is a copy that keeps its own incremental
-board tracker, the stateless ``compact-v1`` encoder's is itself), the masks as
+board tracker, the ``compact-v1`` encoder's keeps the game's tile planes), the masks as
 bytes (a row cleared with one slice assignment, then one byte per legal action).
 """
 
