@@ -158,12 +158,11 @@ class CompactEncoder:
         ``size_total``). A template copy, then one store per occupied cell, frontier cell and non-board value."""
         g = game
         obs = self.check(g, observer)
-        P, N = self.num_players, self.num_cells
+        N = self.num_cells
         m: Any = memoryview(out).cast("B").cast("f")
         m[:] = self._template  # zeros, kind -1 off the table
-        tile_at, kind_at, infl, resolved = g.tile_at, g.kind_at, g.infl, g.resolved
+        tile_at, kind_at, resolved = g.tile_at, g.kind_at, g.resolved
         resort_of, value_of = self._resort_list, self._value_list
-        inf = self._o_influence
         for c in g.board:  # occupied cells
             t = tile_at[c] + 1
             m[c] = kind_at[c] + 1  # engine kind + 1 (components.KIND_NAMES); 0 empty
@@ -171,6 +170,15 @@ class CompactEncoder:
             m[2 * N + c] = value_of[t]
             if resolved[c]:  # a Hotspot resolved (CORE-01-07)
                 m[3 * N + c] = 1.0
+        self.write_rest(g, obs, m)
+
+    def write_rest(self, g: Game, obs: int, m: Any) -> None:
+        """Everything but the tile planes (kind, resort, value, resolved), into the float32 memoryview ``m`` of a row
+        that holds the template's values there: the Influence in the observer's seat order, the frontier, the drawn
+        tile, the players, the Bank, Noise, the game and the decision in progress."""
+        P, N, R = self.num_players, self.num_cells, self.num_resorts
+        infl, inf = g.infl, self._o_influence
+        for c in g.board:
             base = c * P
             for k in range(P):
                 p = obs + k
@@ -179,13 +187,6 @@ class CompactEncoder:
                 x = infl[base + p]
                 if x:
                     m[inf + k * N + c] = x
-        self.write_rest(g, obs, m)
-
-    def write_rest(self, g: Game, obs: int, m: Any) -> None:
-        """Everything but the board's tile and Influence planes, into the float32 memoryview ``m`` of a row that holds
-        the template's values there: the frontier, the drawn tile, the players, the Bank, Noise, the game and the
-        decision in progress."""
-        P, N, R = self.num_players, self.num_cells, self.num_resorts
         resort_of, value_of = self._resort_list, self._value_list
         for c in g.frontier:  # the placement frontier (RULINGS R3)
             m[4 * N + c] = 1.0
@@ -287,7 +288,7 @@ class CompactFork:
         board = g.board
         if g is not self._game or len(board) < len(self._board):
             self._start(g)
-        P, N = enc.num_players, enc.num_cells
+        N = enc.num_cells
         planes: Any = self._planes
         if len(board) != len(self._board):  # new tiles: kind, resort and value, once
             tile_at, kind_at = g.tile_at, g.kind_at
@@ -311,16 +312,6 @@ class CompactFork:
         m: Any = memoryview(out).cast("B").cast("f")
         m[:] = enc._template
         m[: 4 * N] = planes
-        infl, inf = g.infl, enc._o_influence
-        for c in board:
-            base = c * P
-            for k in range(P):
-                p = obs + k
-                if p >= P:
-                    p -= P
-                x = infl[base + p]
-                if x:
-                    m[inf + k * N + c] = x
         enc.write_rest(g, obs, m)
 
 
