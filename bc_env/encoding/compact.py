@@ -264,7 +264,7 @@ class CompactFork:
     def __init__(self, encoder: CompactEncoder) -> None:
         self.enc = encoder
         self._game: Game | None = None
-        self._board: list[int] = []  # the occupied cells at the last call
+        self._tiles = 0  # the tiles on the board at the last call
         self._resolved: list[int] = []  # the occupied cells marked resolved at the last call
         self._planes: Any = None  # float32 4 x N: kind, resort, value, resolved
 
@@ -277,7 +277,7 @@ class CompactFork:
         planes[:N] = self.enc._template[:N]  # kind -1 off the table
         self._planes = memoryview(planes).cast("B").cast("f")
         self._game = g
-        self._board = []
+        self._tiles = 0
         self._resolved = []
 
     def encode_into(self, game: Game, observer: Any, out: Any) -> None:
@@ -286,21 +286,20 @@ class CompactFork:
         g = game
         obs = enc.check(g, observer)
         board = g.board
-        if g is not self._game or len(board) < len(self._board):
+        if g is not self._game or len(board) < self._tiles:
             self._start(g)
         N = enc.num_cells
         planes: Any = self._planes
-        if len(board) != len(self._board):  # new tiles: kind, resort and value, once
+        if len(board) != self._tiles:  # new tiles (kind 0 in the planes, an empty cell): kind, resort and value, once
             tile_at, kind_at = g.tile_at, g.kind_at
             resort_of, value_of = enc._resort_list, enc._value_list
-            known = set(self._board)
             for c in board:
-                if c not in known:
+                if planes[c] == 0:
                     t = tile_at[c] + 1
                     planes[c] = kind_at[c] + 1
                     planes[N + c] = resort_of[t]
                     planes[2 * N + c] = value_of[t]
-            self._board = board[:]
+            self._tiles = len(board)
         resolved = g.resolved
         marked = [c for c in board if resolved[c]]
         if marked != self._resolved:  # a Hotspot resolved (CORE-01-07)
