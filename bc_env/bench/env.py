@@ -35,6 +35,8 @@ class EnvBenchResult:
     #: CPU seconds of this process (robust on a shared machine) and wall-clock seconds.
     seconds: float
     wall: float
+    #: CPU seconds of ``seconds`` the loop spent choosing its random actions (measured by the batched loop only).
+    choosing: float = 0.0
 
     @property
     def steps_per_s(self) -> float:

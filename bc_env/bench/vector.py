@@ -8,8 +8,8 @@ run, both with the full observation and the mask of every decision, uniformly ra
 
 Rates are per CPU second of the process (``time.process_time``, robust on a shared machine); the wall-clock rate is
 given too. The AEC loop is ``bc_env.bench.env``'s (``agent_iter`` -> ``last()`` -> random legal action -> ``step``).
-The batched loop draws one random legal action per game from the mask (``argmax`` of uniform noise over the legal
-entries, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
+The batched loop draws one random legal action per game from the mask (:func:`random_legal`: one uniform number per
+game, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
 steps (the machine's total). ``--memory N`` measures the resident memory (``/proc/self/statm``) a batched env of N
 games adds after ``--memory-steps`` batch steps (the games mid-game), per game, and extrapolates to 16,384 games
 (each layout in a fresh process). ``--obs-layout`` picks the batched env's observation layout (``core`` or
@@ -31,8 +31,13 @@ from .env import EnvBenchResult, bench_aec
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask``."""
-    return np.argmax(np.where(mask, rng.random(mask.shape, dtype=np.float32), -1.0), axis=1)
+    """One uniformly random legal action per row of ``mask`` (every row has one): the legal entries of all rows in
+    one ``flatnonzero``, then one uniform draw per row among its own (one number per row, not one per action)."""
+    flat = np.flatnonzero(mask)
+    counts = np.bincount(flat // mask.shape[1], minlength=len(mask))
+    first = np.cumsum(counts) - counts
+    pick = first + (rng.random(len(mask)) * counts).astype(np.int64)
+    return flat[pick] - np.arange(len(mask)) * mask.shape[1]
 
 
 def bench_vector(config: str, num_envs: int, seconds: float, seed: int = 0, obs_layout: str = "core") -> EnvBenchResult:
@@ -54,8 +59,19 @@ def bench_vector(config: str, num_envs: int, seconds: float, seed: int = 0, obs_
         games += int(done.sum())
     cpu, wall = time.process_time() - start, time.perf_counter() - wall
     name = f"SelfPlayVectorEnv({config}, {num_envs}, {obs_layout})"
-    print(f"({name}: {picking / cpu:.0%} of its CPU time went to choosing the random actions)", flush=True)
-    return EnvBenchResult(name, games, steps, cpu, wall)
+    return EnvBenchResult(name, games, steps, cpu, wall, choosing=picking)
+
+
+def _sum(results: list[EnvBenchResult]) -> EnvBenchResult:
+    """The rounds of one loop as one row."""
+    return EnvBenchResult(
+        results[0].name,
+        sum(r.games for r in results),
+        sum(r.steps for r in results),
+        sum(r.seconds for r in results),
+        sum(r.wall for r in results),
+        choosing=sum(r.choosing for r in results),
+    )
 
 
 def _worker(args: tuple[str, int, float, int, str]) -> tuple[int, int, float, float]:
@@ -99,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--config", default="core-4p")
     ap.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per row")
     ap.add_argument("--num-envs", type=int, default=64, help="games per batched env")
+    ap.add_argument("--rounds", type=int, default=5, help="alternate the loops in this many rounds (default 5)")
     ap.add_argument("--processes", type=int, default=0, help="also run this many batched envs at once")
     ap.add_argument("--memory", type=int, default=0, help="measure the resident memory of this many games")
     ap.add_argument("--memory-steps", type=int, default=100)
@@ -109,6 +126,8 @@ def main(argv: list[str] | None = None) -> None:
         help="observation layout of the batched env (repeat for several rows; default core)",
     )
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1, got {args.rounds}")
     layouts = args.obs_layout or ["core"]
     from bc_env.rules import COMPILED
 
@@ -120,15 +139,29 @@ def main(argv: list[str] | None = None) -> None:
     if args.seconds > 0:
         import bc_env
 
-        aec = bench_aec(f"AEC env ({args.config})", lambda: bc_env.env(args.config), args.seconds)
-        vecs = [bench_vector(args.config, args.num_envs, args.seconds, obs_layout=lay) for lay in layouts]
+        # Rounds of every loop in turn (seconds / rounds each): a machine whose speed drifts during the run slows
+        # the loops of a round alike, so the ratio of each round is sound even when the rates differ between rounds.
+        per = args.seconds / args.rounds
+        rows: list[list[EnvBenchResult]] = []
+        for k in range(args.rounds):
+            aec = bench_aec(f"AEC env ({args.config})", lambda: bc_env.env(args.config), per, seed=1000 * k)
+            vecs = [bench_vector(args.config, args.num_envs, per, seed=k, obs_layout=lay) for lay in layouts]
+            rows.append([aec, *vecs])
+        total = [_sum([r[j] for r in rows]) for j in range(len(layouts) + 1)]
         print("| loop | games | steps/game | steps/CPU-s | us/step | steps/wall-s |")
         print("|---|---|---|---|---|---|")
-        print(aec.row())
-        for vec in vecs:
-            print(vec.row())
-        for lay, vec in zip(layouts, vecs, strict=True):
-            print(f"batched ({lay}) / AEC (core), per CPU second: {vec.steps_per_s / aec.steps_per_s:.2f}x")
+        for result in total:
+            print(result.row())
+        for result in total[1:]:
+            share = result.choosing / result.seconds
+            print(f"({result.name}: {share:.0%} of its CPU time went to choosing the actions)")
+        for j, lay in enumerate(layouts, start=1):
+            ratios = sorted(r[j].steps_per_s / r[0].steps_per_s for r in rows)
+            each = ", ".join(f"{x:.2f}" for x in ratios)
+            print(
+                f"batched ({lay}) / AEC (core), per CPU second: {total[j].steps_per_s / total[0].steps_per_s:.2f}x "
+                f"over the run; median of {args.rounds} rounds {float(np.median(ratios)):.2f}x ({each})"
+            )
     if args.processes:
         for lay in layouts:
             steps, cpu, wall = bench_processes(args.config, args.num_envs, args.seconds, args.processes, lay)
