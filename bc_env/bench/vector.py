@@ -8,7 +8,8 @@ run, both with the full observation and the mask of every decision, uniformly ra
 
 Rates are per CPU second of the process (``time.process_time``, robust on a shared machine); the wall-clock rate is
 given too. ``--rounds K`` (default 5) runs the loops in turn, K times, and gives each round's ratio and their
-median: a machine whose speed drifts slows the loops of a round alike. The AEC loop is ``bc_env.bench.env``'s (``agent_iter`` -> ``last()`` -> random legal action -> ``step``).
+median: a machine whose speed drifts slows the loops of a round alike. The AEC loop is ``bc_env.bench.env``'s
+(``agent_iter`` -> ``last()`` -> random legal action -> ``step``).
 The batched loop draws one random legal action per game from the mask (:func:`random_legal`: one uniform number per
 game, vectorised) and calls ``step``. ``--processes K`` runs K batched envs in K processes at once and adds their
 steps (the machine's total). ``--memory N`` measures the resident memory (``/proc/self/statm``) a batched env of N
