@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The 16-core / GPU figures of issues 26 and 27 in one run, on a machine with 16 cores and an NVIDIA GPU whose
 # python3 has torch, numpy, tqdm, tensorboard and matplotlib (the device machine: docs/benchmarks.md, "16 cores and
-# a GPU"). The wheels the machine lacks are installed from ./.whl when it exists (mypy for the compiled build,
-# gymnasium, pettingzoo; `pip download` them for its Python first). Results go to $OUT (default out/device).
+# a GPU"). The wheels the machine lacks are installed from ./.whl when it exists (scripts/device_setup.sh). Results go
+# to $OUT (default out/device).
 #   bash scripts/device_bench.sh
 # 1. the compiled engine, built there; 2. the batched env on every core (issue 26: >= 1,000,000 steps/s in total);
 # 3. the selfplay trainer on the GPU with a worker process per core (issue 26: >= 50,000 learner steps/s), with the
@@ -13,18 +13,8 @@
 #    not finished after 255 s (session 16).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-out/device}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-START=$(date +%s)
+source scripts/device_setup.sh
 left() { echo $(( ${BUDGET:-560} - ($(date +%s) - START) )); }
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH="/tmp/site:$PYTHONPATH"
-fi
-{ nproc; python3 -V; nvidia-smi -L 2>/dev/null; python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available())"; } | tee "$OUT/machine.txt"
-/usr/bin/time -f "build: %e s wall" python3 setup.py -q build_ext --inplace 2>&1 | grep -v "^\s*$" | tail -4
-python3 -c "import bc_env.rules as r; print('compiled engine:', r.COMPILED)" | tee -a "$OUT/machine.txt"
 
 echo "--- batched env, $(nproc) processes ($(left) s left)"
 timeout 90 python3 -m bc_env.bench.vector --config core-4p --seconds 4 --num-envs 256 --processes "$(nproc)" \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Issue 26 on a machine with 16 cores and an NVIDIA GPU (the device machine, docs/benchmarks.md "16 cores and a
 # GPU"): how far `zero-core-2p` gets from zero when its trainer runs at GPU speed, and the batched env on every core.
-#   bash scripts/device_zero.sh   (TRAIN=300 seconds of training, BATCH=4096 decisions a minibatch by default;
-#                                  SKIP_VECTOR=1 leaves out step 2; results in $OUT, default out/device)
-# 1. the compiled engine, built there (the wheels the machine lacks from ./.whl, as in scripts/device_bench.sh);
+#   bash scripts/device_zero.sh   (TRAIN=300 seconds of training by default; BATCH=N sets the minibatch, the config's
+#                                  1,024 by default; SKIP_VECTOR=1 leaves out step 2; results in $OUT, default
+#                                  out/device)
+# 1. the compiled engine, built there (scripts/device_setup.sh);
 # 2. the batched env, one process per core, `compact-v1` (the 1,000,000 steps/s goal);
 # 3. `configs/train/zero-core-2p.toml` from random weights on the GPU, a worker process per core but one, 256 games
 #    each, for TRAIN seconds, a snapshot every 2 M learner steps;
@@ -11,32 +12,20 @@
 #    heuristic, 200 against the expert, and 400 of each kept snapshot against random: the learning curve over steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-out/device}
 TRAIN=${TRAIN:-300}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-START=$(date +%s)
+source scripts/device_setup.sh
 stamp() { echo "[$(( $(date +%s) - START )) s] $*"; }
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH="/tmp/site:$PYTHONPATH"
-fi
-{
-  nproc; python3 -V; nvidia-smi -L 2>/dev/null
-  python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available())"
-  python3 setup.py -q build_ext --inplace 2>&1 | grep -v "^\s*$" | tail -3
-  python3 -c "import bc_env.rules as r; print('compiled engine:', r.COMPILED)"
-  stamp "built"
-  [ -n "${SKIP_VECTOR:-}" ] || timeout 60 python3 -m bc_env.bench.vector --config core-4p --seconds 3 --rounds 1 --num-envs 256 \
-    --processes "$(nproc)" --obs-layout compact-v1
+if [ -z "${SKIP_VECTOR:-}" ]; then
+  timeout 60 python3 -m bc_env.bench.vector --config core-4p --seconds 3 --rounds 1 --num-envs 256 \
+    --processes "$(nproc)" --obs-layout compact-v1 2>&1 | tee -a "$OUT/machine.txt"
   stamp "batched env measured"
-} 2>&1 | tee "$OUT/machine.txt"
+fi
 
 runs=/tmp/device-runs; rm -rf "$runs"  # a warm machine keeps the last call's run
 stamp "training for $TRAIN s" | tee "$OUT/train.txt"
 timeout $(( TRAIN + 90 )) python3 -m balance_control train --config configs/train/zero-core-2p.toml --no-progress \
   --set runs_dir=\"$runs\" --set max_seconds="$TRAIN" --set device=\"cuda\" \
-  --set selfplay.workers=$(( $(nproc) - 1 )) --set selfplay.games_per_worker=256 --set ppo.batch_size="${BATCH:-4096}" \
+  --set selfplay.workers=$(( $(nproc) - 1 )) --set selfplay.games_per_worker=256 ${BATCH:+--set ppo.batch_size=$BATCH} \
   --set eval_every=1000000000 --set checkpoint_every=1000000000 --set pool.snapshot_every=2000000 --set eval_games=2 \
   2>&1 | tail -8 | tee -a "$OUT/train.txt"
 run=$runs/zero-core-2p
