@@ -7,9 +7,10 @@ the fingerprints recorded before the training core was shared by the backends (i
     python tools/training_fingerprint.py sb3 exit [rllib] [--out FILE]
 
 Weight digests are exact float32 bytes: they hold for one torch (and Ray) build on one kind of CPU (re-record them
-with this script after an upgrade). sb3 and expert iteration are deterministic for a seed; rllib is not quite
-(its first PPO iteration has two outcomes for one seed, docs/training.md), so compare its weights across runs with
-care.
+with this script after an upgrade). The fixture's "weights on other CPUs" holds the same runs' digests on other kinds
+(:func:`recorded_weights`): the same code, other SIMD kernels. sb3 and expert iteration are deterministic for a seed;
+rllib is not quite (its first PPO iteration has two outcomes for one seed, docs/training.md), so compare its weights
+across runs with care.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def fingerprint(run_dir: Path, *, weights: bool = True) -> dict[str, Any]:
         # The wall time of each evaluation differs from run to run: the fingerprint keeps what the seed fixes.
         fp["evals"] = [{k: v for k, v in e.items() if k != "wall_seconds"} for e in json.loads(evals.read_text())]
     return fp
+
+
+def recorded_weights(golden: dict[str, Any], name: str) -> list[dict[str, str]]:
+    """The weight digests recorded for the run ``name`` of the fixture ``golden``: the machine's where it was
+    recorded first, then those of "weights on other CPUs"."""
+    return [golden[name]["weights"], *golden.get("weights on other CPUs", {}).get(name, [])]
 
 
 def run_tiny(backend: str, runs: Path) -> Path:
