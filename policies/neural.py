@@ -4,8 +4,8 @@ A trained bot is two files side by side:
 
 * ``<name>.npz`` — the weights, loaded with ``np.load(allow_pickle=False)`` (no pickle, ever);
 * ``<name>.json`` — the manifest: format and version, rules configuration, observation layout
-  (``observation_layout``: ``core`` when absent, or ``compact-v1``, docs/observation.md) and its encoder version,
-  action layout (``num_actions``), network shape and activation, and the training provenance.
+  (``observation_layout``: ``core`` when absent, ``compact-v1`` or ``compact-v2``, docs/observation.md) and its encoder
+  version, action layout (``num_actions``), network shape and activation, and the training provenance.
 
 The network (manifest ``network.type``) is the policy half of the trained sb3 policy, either
 

@@ -1,4 +1,5 @@
-"""The ``compact-v1`` observation layout (bc_env/encoding/compact.py, docs/observation.md "Compact layout")."""
+"""The compact observation layouts ``compact-v1`` and ``compact-v2`` (bc_env/encoding/compact.py, docs/observation.md
+"Compact layout")."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 from test_encoding import _at, _position
 
+from bc_env.encoding import Encoder
 from bc_env.encoding.compact import COMPACT_PHASES, CompactEncoder, compact_digest
 from bc_env.rules import Game, RulesConfig, preset_names
 from bc_env.rules.components import KIND_NAMES
@@ -243,3 +245,78 @@ def test_docs_list_the_compact_layout():
         (n, o, s) for n, (o, s) in enc.spec.items()
     ]
     assert f"{enc.size_total:,} floats" in text
+
+
+# --- compact-v2: compact-v1 and the slack thermometer ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["core-2p", "core-4p", "core-4p-hex"])
+def test_compact_v2_is_compact_v1_then_the_core_layouts_slack_for_every_seat_of_whole_games(preset):
+    """Every step of two seeded random games: the first values of a compact-v2 row are the compact-v1 row, the rest
+    is the core layout's ``slack_at_most`` (RULINGS R12) of the same observer, and the fork writes the same row."""
+    v1, v2 = CompactEncoder(preset), CompactEncoder(preset, "compact-v2")
+    core = Encoder(preset)
+    assert v2.layout == v2.version == "compact-v2" and v1.layout == "compact-v1"
+    P = v2.num_players
+    assert v2.size_total == v1.size_total + P * 17 and v2.spec["slack_at_most"] == (v1.size_total, (P, 17))
+    assert np.array_equal(v2.input_scale[: v1.size_total], v1.input_scale)
+    assert (v2.input_scale[v1.size_total :] == 1).all()
+    seen = set()
+    for seed in (1, 2):
+        g = Game.new(preset, seed)
+        fork = v2.fork()
+        row = np.empty(v2.size_total, dtype=np.float32)
+        rng = np.random.default_rng(seed)
+        while not g.is_terminal():
+            for p in range(P):
+                x = v2.encode(g, p)
+                assert np.array_equal(x[: v1.size_total], v1.encode(g, p))
+                slack = v2.views(x)["slack_at_most"]
+                assert np.array_equal(slack, core.views(core.encode(g, p))["slack_at_most"])
+                seen.update(int(s) for s in slack.sum(axis=1))
+            fork.encode_into(g, g.current_player, row)
+            assert np.array_equal(row, v2.encode(g, g.current_player))
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.integers(len(legal)))])
+    assert len(seen) > 5  # many slack values met, the clamped ends among them
+
+
+def test_compact_v2_slack_of_a_hand_built_clock():
+    """At the start of a core-2p game each player's slack is its turns left minus a Place per Influence not on the
+    Board and a FormalizeInfluence per Influence not yet created (RULINGS R12), far above 8: every bin is 0. Later
+    the bins read as a thermometer (bin k: slack <= k - 8), seat-relative for the observer."""
+    g = Game.new("core-2p", 3)
+    enc = CompactEncoder("core-2p", "compact-v2")
+    cap = g.cap
+    slack = [g.turns_left(p) - (cap - g.on_board[p]) - max(0, cap - g.starting[p] - g.created[p]) for p in (0, 1)]
+    for observer in (0, 1):
+        bins = enc.views(enc.encode(g, observer))["slack_at_most"]
+        for k in (0, 1):
+            s = slack[(observer + k) % 2]
+            assert bins[k].tolist() == [1.0 if s <= b else 0.0 for b in range(-8, 9)], (observer, k, s)
+
+
+COMPACT_V2_DIGESTS = {"core-2p": "5412355415a2b4c2", "core-4p": "ded2abeed12c46e4", "core-4p-hex": "50bbfcf91823ea1e"}
+
+
+@pytest.mark.parametrize("preset", sorted(COMPACT_V2_DIGESTS))
+def test_compact_v2_is_pinned(preset):
+    assert compact_digest(preset, 1, layout="compact-v2") == COMPACT_V2_DIGESTS[preset]
+
+
+def test_vector_env_writes_compact_v2_rows_and_refuses_an_unknown_layout():
+    env = SelfPlayVectorEnv("core-2p", 4, seed=3, obs_layout="compact-v2")
+    enc = CompactEncoder("core-2p", "compact-v2")
+    assert env.obs_dim == enc.size_total and env.encoder_version == "compact-v2"
+    obs, mask, to_move = env.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        for i in range(4):
+            assert np.array_equal(obs[i], enc.encode(env.games[i], int(to_move[i])))
+        actions = np.argmax(np.where(mask, rng.random(mask.shape), -1.0), axis=1)
+        obs, mask, to_move, _, _ = env.step(actions)
+    known = "'core', 'compact-v1', 'compact-v2'"
+    with pytest.raises(ValueError, match=f"obs_layout must be one of {known}, got 'compact-v3'"):
+        SelfPlayVectorEnv("core-2p", 1, obs_layout="compact-v3")
+    with pytest.raises(ValueError, match="unknown compact layout 'compact-v3'"):
+        CompactEncoder("core-2p", "compact-v3")

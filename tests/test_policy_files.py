@@ -138,7 +138,7 @@ def _drop(path: list):
         ("mlp", _set(["format"], "onnx"), "not a balance-control-policy v1 manifest"),
         ("mlp", _set(["training"], "yesterday"), "training"),
         ("mlp", _set(["rules_preset"], 2), "rules_preset must be a string"),
-        ("mlp", _set(["observation_layout"], "tiny"), "observation_layout must be one of core, compact-v1"),
+        ("mlp", _set(["observation_layout"], "tiny"), "observation_layout must be one of core, compact-v1, compact-v2"),
         ("mlp", _set(["observation_layout"], 1), "observation_layout must be one of"),
         # The core network's manifest relabelled compact: the encoder version and the first layer disagree.
         ("mlp", _set(["observation_layout"], "compact-v1"), "trained with encoder version 2"),

@@ -141,22 +141,23 @@ def test_advantages_follow_each_seats_own_decisions_and_stop_at_its_game_end():
     assert adv[0, 0] == pytest.approx(0.5 * 1 - 0.1)  # discounted once per own decision, not per game decision
 
 
-def test_a_compact_observation_run_exports_a_bot_that_reads_the_compact_layout(tmp_path):
-    """``selfplay.obs_layout = "compact-v1"``: the network reads the compact layout (a third of the core layout's
-    inputs); the exported manifest names the layout, and the loaded bot encodes with it (its logits are the torch
-    network's on the compact observation)."""
+@pytest.mark.parametrize("layout", ["compact-v1", "compact-v2"])
+def test_a_compact_observation_run_exports_a_bot_that_reads_the_compact_layout(tmp_path, layout):
+    """``selfplay.obs_layout = "compact-v1"`` (or ``"compact-v2"``): the network reads the compact layout (a third
+    of the core layout's inputs); the exported manifest names the layout, and the loaded bot encodes with it (its
+    logits are the torch network's on the compact observation)."""
     import torch
 
     from bc_env.encoding import CompactEncoder, Encoder
 
-    cfg = _cfg(tmp_path, 'name="compact"', "total_steps=32", 'selfplay.obs_layout="compact-v1"')
+    cfg = _cfg(tmp_path, 'name="compact"', "total_steps=32", f'selfplay.obs_layout="{layout}"')
     train(cfg, progress=False)
     manifest = json.loads((tmp_path / "compact" / "policy.json").read_text())
-    assert manifest["observation_layout"] == manifest["encoder_version"] == "compact-v1"
+    assert manifest["observation_layout"] == manifest["encoder_version"] == layout
     bot = policies.load(str(tmp_path / "compact" / "policy"))
-    assert bot.observation_layout == "compact-v1"
+    assert bot.observation_layout == layout
     game = Game.new(RulesConfig.preset("core-2p"), 4)
-    obs = CompactEncoder("core-2p").encode(game, 0)
+    obs = CompactEncoder("core-2p", layout).encode(game, 0)
     assert obs.size < Encoder("core-2p").size_total // 2 and np.array_equal(bot.observe(game, 0), obs)
     state = torch.load(tmp_path / "compact" / "checkpoint" / "model.pt", weights_only=True)
     assert state["agent"]["pi.0.weight"].shape[1] == obs.size
@@ -166,7 +167,7 @@ def test_a_compact_observation_run_exports_a_bot_that_reads_the_compact_layout(t
 
     agent = Agent(obs.size, game.num_actions, [32], "tanh")
     agent.load_state_dict(state["agent"])
-    scale = CompactEncoder("core-2p").input_scale
+    scale = CompactEncoder("core-2p", layout).input_scale
     assert scale.min() < 0.01 and scale.max() == 1.0
     with torch.no_grad():
         want = agent.pi(torch.from_numpy(obs * scale)[None])[0].numpy()

@@ -89,7 +89,8 @@ class SelfPlayConfig:
     #: cores the worker processes (or other jobs) keep busy: spinning kernel threads slow everything down.
     torch_threads: int = 1
     #: The observation layout the network reads (``docs/observation.md``): "core" (6,235 values in core-2p) or
-    #: "compact-v1" (core configurations only: 1,622 values in core-2p, a quarter of the network's first layer).
+    #: "compact-v1" (core configurations only: 1,622 values in core-2p, a quarter of the network's first layer) or
+    #: "compact-v2" (compact-v1 and each player's slack to the cap: 1,656 values in core-2p).
     obs_layout: str = "core"
     #: Threads of torch's CPU kernels during the PPO update, when the worker processes wait for the next rollout
     #: (0 = one per core).

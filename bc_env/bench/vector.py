@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--obs-layout",
         action="append",
-        choices=("core", "compact-v1"),
+        choices=("core", "compact-v1", "compact-v2"),
         help="observation layout of the batched env (repeat for several rows; default core)",
     )
     args = ap.parse_args(argv)

@@ -1,11 +1,13 @@
-"""The compact observation layout ``compact-v1`` (``docs/observation.md``, "Compact layout").
+"""The compact observation layouts ``compact-v1`` and ``compact-v2`` (``docs/observation.md``, "Compact layout").
 
 A small seat-relative ``float32`` vector for batched self-play: raw small integers (tile kind ids, counts) instead
 of the core layout's one-hot channels and scaled thermometers, so it is about a quarter of the core size and is
 written with a handful of NumPy slice assignments per step. It keeps no per-game state (no board tracker, never reads
 the event log), so one encoder serves every game. Core configurations only (no expansion). The core layout
 (``observation.py``) is unchanged; this is a separate, named layout with its own version (:data:`COMPACT_LAYOUT`)
-and a test pinning its digests.
+and a test pinning its digests. ``compact-v2`` is ``compact-v1`` followed by one block, the slack thermometer of the
+core layout (``slack_at_most``: per relative player, the turns left minus the actions still needed to reach the cap):
+the one number that says how long a player may hold the FormalizeInfluence gate (docs/training.md).
 
 Seat-relative as the core layout: relative player ``k`` is the seat ``(observer + k) % num_players``.
 """
@@ -21,8 +23,14 @@ from bc_env.rules.components import build_catalogue
 from bc_env.rules.decisions import MoveTo, Resolution
 from bc_env.rules.topology import get_topology
 
+from .observation import SLACK_RANGE
+
 #: The name (and version) of this layout; a change of layout or of any value gets a new name.
 COMPACT_LAYOUT = "compact-v1"
+#: ``compact-v1`` and the slack thermometer (``slack_at_most``, as in the core layout) after it.
+COMPACT_V2 = "compact-v2"
+#: The compact layouts, oldest first.
+COMPACT_LAYOUTS = (COMPACT_LAYOUT, COMPACT_V2)
 #: Board planes, in order (the per-player influence planes follow: one per relative player).
 COMPACT_PLANES = ("kind", "resort", "value", "resolved", "frontier")
 #: Phase ids of the ``phase`` value (the core phases; index into this tuple).
@@ -32,17 +40,21 @@ PLAYER_FIELDS = ("supply", "on_board", "starting", "deployed", "created", "start
 
 
 class CompactEncoder:
-    """``compact-v1`` observations of one core configuration: :meth:`encode`, :meth:`encode_into`, :attr:`spec`
-    (name -> ``(offset, shape)``), :meth:`views`. Stateless: :meth:`fork` returns the encoder itself."""
+    """``compact-v1`` (or, with ``layout="compact-v2"``, ``compact-v2``) observations of one core configuration:
+    :meth:`encode`, :meth:`encode_into`, :attr:`spec` (name -> ``(offset, shape)``), :meth:`views`. Stateless;
+    :meth:`fork` gives an encoder that follows one game step by step."""
 
-    layout = COMPACT_LAYOUT
-
-    def __init__(self, config: RulesConfig | str) -> None:
+    def __init__(self, config: RulesConfig | str, layout: str = COMPACT_LAYOUT) -> None:
+        if layout not in COMPACT_LAYOUTS:
+            raise ValueError(f"unknown compact layout {layout!r}; known: {', '.join(COMPACT_LAYOUTS)}")
         config = RulesConfig.resolve(config)
         if config.exp01 or config.exp02 or config.exp03:
-            raise ValueError(f"{COMPACT_LAYOUT} covers core configurations only, not {config.name}")
+            raise ValueError(f"{layout} covers core configurations only, not {config.name}")
         self.config = config
-        self.version = COMPACT_LAYOUT
+        #: The layout's name, which is its version too.
+        self.layout = layout
+        self.version = layout
+        self._slack = layout == COMPACT_V2
         topo = get_topology(config.topology, config.table_size)
         self.size = topo.size
         self.num_cells = N = topo.num_cells
@@ -79,6 +91,10 @@ class CompactEncoder:
         # effect id (0 none, 1 formalize, 2 convert), ContextTile cell, Move source cell (-1: none), Resources paid
         # per resort, gains offered per resort
         add("effect", (3 + 2 * R,))
+        self._slack_bins = nb = len(SLACK_RANGE)
+        if self._slack:
+            # compact-v2: bin k of relative player p is 1 when its slack is <= SLACK_RANGE[k] (-8 .. 8)
+            add("slack_at_most", (P, nb))
         self.spec = spec
         self.size_total = off
         self.board_size = (len(COMPACT_PLANES) + P) * N
@@ -89,6 +105,8 @@ class CompactEncoder:
         self._o_influence, self._o_hand, self._o_players = o["influence"], o["hand"], o["players"]
         self._o_resources, self._o_seats, self._o_bank = o["resources"], o["seats"], o["bank"]
         self._o_noise, self._o_game, self._o_effect = o["noise"], o["game"], o["effect"]
+        self._o_slack = o.get("slack_at_most", off)
+        self._cap = config.cap
         self._finite_bank = config.bank_stock is not None
         self._resort_list: list[float] = self._resort_of.tolist()
         self._value_list: list[float] = self._value_of.tolist()
@@ -147,7 +165,7 @@ class CompactEncoder:
     def check(self, game: Game, observer: Any) -> int:
         """The observer's seat, after checking that ``game`` is of this configuration (ValueError otherwise)."""
         if game.num_players != self.num_players or game.topo is not self._topo:
-            raise ValueError(f"{COMPACT_LAYOUT} encoder of {self.config.name} got a game of another configuration")
+            raise ValueError(f"{self.layout} encoder of {self.config.name} got a game of another configuration")
         obs = int(observer)
         if not 0 <= obs < self.num_players:
             raise ValueError(f"observer must be a seat 0..{self.num_players - 1}, got {observer!r}")
@@ -249,10 +267,29 @@ class CompactEncoder:
             if dec.kind == "gain":
                 for r in dec.gains:
                     m[b + 3 + R + r] = 1.0
+        if self._slack:
+            self.write_slack(g, obs, m)
+
+    def write_slack(self, g: Game, obs: int, m: Any) -> None:
+        """``compact-v2``'s thermometer of each player's slack (the core layout's ``slack_at_most``): the turns it
+        has left minus the actions it still needs to reach the cap, one Place per Influence not on the Board and one
+        FormalizeInfluence per Influence not yet created (RULINGS R12); bin ``k`` is 1 when the slack is
+        ``<= SLACK_RANGE[k]``."""
+        P, nb, cap = self.num_players, self._slack_bins, self._cap
+        lo = SLACK_RANGE.start
+        on_board, starting, created = g.on_board, g.starting, g.created
+        for k in range(P):
+            p = obs + k
+            if p >= P:
+                p -= P
+            slack = g.turns_left(p) - (cap - on_board[p]) - max(0, cap - starting[p] - created[p])
+            first = self._o_slack + k * nb
+            for j in range(max(0, slack - lo), nb):
+                m[first + j] = 1.0
 
 
 class CompactFork:
-    """``compact-v1`` for one game followed step by step (:meth:`CompactEncoder.fork`; the batched env keeps one per
+    """A compact layout for one game followed step by step (:meth:`CompactEncoder.fork`; the batched env keeps one per
     slot). It keeps that game's tile planes between calls: a tile's kind, resort and value are written once, when it
     is placed, and the Resolved marks where they changed. A row is then the template, those planes copied as one
     block, the Influence and the rest as :meth:`CompactEncoder.encode_into` writes them: the same values
@@ -314,11 +351,11 @@ class CompactFork:
         enc.write_rest(g, obs, m)
 
 
-def compact_digest(preset: str, seed: int, steps: int = 200) -> str:
-    """A seeded random game's ``compact-v1`` encodings (every seat, every step), hashed (pins the layout)."""
+def compact_digest(preset: str, seed: int, steps: int = 200, layout: str = COMPACT_LAYOUT) -> str:
+    """A seeded random game's encodings in a compact layout (every seat, every step), hashed (pins the layout)."""
     import hashlib
 
-    enc = CompactEncoder(preset)
+    enc = CompactEncoder(preset, layout)
     g = Game.new(preset, seed)
     rng = np.random.default_rng(seed)
     h = hashlib.sha256()

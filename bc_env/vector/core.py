@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from bc_env.encoding import Encoder, encoder_version
-from bc_env.encoding.compact import COMPACT_LAYOUT, CompactEncoder
+from bc_env.encoding.compact import COMPACT_LAYOUTS, CompactEncoder
 from bc_env.env.rewards import check_scheme, terminal_rewards
 from bc_env.rules import Game, IllegalActionError, RulesConfig
 
@@ -34,9 +34,9 @@ class SelfPlayVectorEnv:
     keep). ``arrays=(obs, mask, to_move, rewards, done)`` has the env write into the caller's arrays instead (e.g.
     views of shared memory: ``training/selfplay/games.py``). ``games[i]`` is the live ``Game`` of slot ``i``,
     ``seeds[i]`` its engine seed (``Game.new(config, seed)``: the AEC env's ``reset(seed=seed)`` starts the same
-    game), ``ended[i]`` the game that last ended there. ``obs_layout="compact-v1"`` writes the compact layout
-    instead (``bc_env.encoding.compact``, core configurations only; ``obs_dim`` is its size): about a quarter of the
-    core size, no per-game board tracker; the games' event logs are dropped after every action
+    game), ``ended[i]`` the game that last ended there. ``obs_layout="compact-v1"`` (or ``"compact-v2"``) writes a
+    compact layout instead (``bc_env.encoding.compact``, core configurations only; ``obs_dim`` is its size): about a
+    quarter of the core size, no per-game board tracker; the games' event logs are dropped after every action
     (``Game.forget_events``: nothing reads them), which keeps a game's memory flat.
     Game seeds are drawn from ``np.random.default_rng(seed)`` in slot order, at reset and whenever a game ends, so a
     seed fixes every game and, with the same actions, every output. An illegal action raises
@@ -62,11 +62,12 @@ class SelfPlayVectorEnv:
         if obs_layout == "core":
             self.encoder: Encoder | CompactEncoder = Encoder(self.config)
             self.encoder_version: int | str = encoder_version(self.config)
-        elif obs_layout == COMPACT_LAYOUT:
-            self.encoder = CompactEncoder(self.config)
-            self.encoder_version = COMPACT_LAYOUT
+        elif obs_layout in COMPACT_LAYOUTS:
+            self.encoder = CompactEncoder(self.config, obs_layout)
+            self.encoder_version = obs_layout
         else:
-            raise ValueError(f"obs_layout must be 'core' or {COMPACT_LAYOUT!r}, got {obs_layout!r}")
+            known = ", ".join(repr(x) for x in ("core", *COMPACT_LAYOUTS))
+            raise ValueError(f"obs_layout must be one of {known}, got {obs_layout!r}")
         self.obs_layout = obs_layout
         self.obs_dim = self.encoder.size_total
         self.num_actions = Game.new(self.config, 0).num_actions
@@ -99,7 +100,8 @@ class SelfPlayVectorEnv:
             self.done,
             self._next_seed,
             lambda game: terminal_rewards(game, scheme),
-            keep_events=obs_layout == "core",  # the core encoder's board tracker reads the log; compact-v1 does not
+            # the core encoder's board tracker reads the log; the compact layouts do not
+            keep_events=obs_layout == "core",
         )
         self._has_reset = False
 
