@@ -1,0 +1,54 @@
+"""tools/gate_release.py: when a bot releases the FormalizeInfluence gate, and what its 2-player games end in."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from bc_env.rules import Game
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("gate_release", ROOT / "tools" / "gate_release.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_slack_at_the_start_of_a_game(tool):
+    """71 turns, the start player's 36 and the other's 35; cap 7, 4 Starting Influence each: the start player has
+    35 turns after this one and needs 7 Places and 3 FormalizeInfluence (RULINGS R12): slack 25; the other 35 - 10."""
+    g = Game.new("core-2p", 3)
+    p = g.current_player
+    assert (g.turns_left(p), g.turns_left(1 - p), g.cap, g.starting, g.on_board, g.created) == (
+        36, 35, 7, [4, 4], [0, 0], [0, 0])  # fmt: skip
+    assert tool.slack(g, p) == 25 and tool.slack(g, 1 - p) == 25
+
+
+def test_every_game_is_counted_once_with_its_release(tool, capsys):
+    assert tool.main(["--bot", "heuristic", "--opponent", "random", "--games", "6", "--seed", "500", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["game"] for r in rows] == list(range(6)) and [r["seat"] for r in rows] == [0, 1] * 3
+    for r in rows:
+        assert r["outcome"] in ("won alone", "shared", "lost")
+        if r["held_last"] in ("bot", "opponent"):
+            assert len(r["release"]) == 2
+    # the heuristic holds the gate against random players (docs/policies.md, "Gate control")
+    assert sum(r["held_last"] == "bot" for r in rows) >= 4
+    assert tool.main(["--bot", "heuristic", "--games", "6", "--seed", "500"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("| bot's outcome | games |")
+    assert sum(int(line.split("|")[2]) for line in table[2:]) == 6
+
+
+def test_a_configuration_of_more_players_is_refused(tool, capsys):
+    with pytest.raises(SystemExit):
+        tool.main(["--bot", "heuristic", "--config", "core-4p", "--games", "1"])
+    assert "must be a 2-player configuration, core-4p has 4 players" in capsys.readouterr().err

@@ -1,0 +1,110 @@
+"""When a bot releases the FormalizeInfluence gate, and what its games end in (2 players).
+
+    python tools/gate_release.py --bot runs/zero-core-2p/policy --opponent random --games 200 --seed 900000
+
+A 2-player game where both players reach the cap is shared; a player wins alone by keeping the FormalizeInfluence
+gate closed (CORE-01-08-02: nobody formalizes until every player has placed all Starting Influence) so long that the
+other can no longer reach the cap, and no longer than it can reach the cap itself. The most it can hold is its
+*slack*: its turns left minus the actions it still needs, one Place per Influence not on the Board and one
+FormalizeInfluence per Influence not yet created (RULINGS R12; ``compact-v2``'s and the core layout's
+``slack_at_most``). This plays ``--games`` games of ``--bot`` against ``--opponent`` (engine seed ``--seed + i``,
+seats alternating: the bot in seat ``i % 2``; the bot seeded ``--seed + i``, the opponent ``--seed + i + 7``) and
+reports, per outcome of the bot (won alone, shared, lost), how many games, which player placed its last Starting
+Influence last (who held the gate), and the bot's and the opponent's slack just after the bot placed its last
+Starting Influence: the turns of the bot's release to spare. Released at slack 0, a bot against an opponent with no
+more slack than its own wins alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import policies  # noqa: E402
+from bc_env.rules import Game, RulesConfig  # noqa: E402
+
+
+def slack(g: Game, p: int) -> int:
+    """Player ``p``'s turns after this one minus the actions it needs to reach the cap (RULINGS R12)."""
+    left = g.turns_left(p) - (1 if g.active == p else 0)
+    return left - (g.cap - g.on_board[p]) - max(0, g.cap - g.starting[p] - g.created[p])
+
+
+def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dict[str, Any]:
+    """Game ``i``: its outcome for the bot, who placed its last Starting Influence last, and both slacks when the
+    bot placed its last (None when it never did)."""
+    seat = i % 2
+    bots = {seat: policies.load(bot, seed=seed + i), 1 - seat: policies.load(opponent, seed=seed + i + 7)}
+    g = Game.new(config, seed + i)
+    done: dict[int, int] = {}  # player -> the decision at which it had placed all its Starting Influence
+    release: tuple[int, int] | None = None
+    step = 0
+    while not g.is_terminal():
+        g.apply(bots[g.current_player].act(g))
+        step += 1
+        for p in (0, 1):
+            if p not in done and g.deployed[p] >= g.starting[p]:
+                done[p] = step
+                if p == seat:
+                    release = (slack(g, seat), slack(g, 1 - seat))
+    winners = g.winners()
+    outcome = "won alone" if winners == [seat] else "shared" if seat in winners else "lost"
+    if seat not in done:
+        last = "bot never placed all"
+    elif (1 - seat) not in done or done[seat] > done[1 - seat]:
+        last = "bot"
+    else:
+        last = "opponent"
+    return {"game": i, "seat": seat, "outcome": outcome, "held_last": last, "release": release}
+
+
+def report(rows: list[dict[str, Any]]) -> str:
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[r["outcome"]].append(r)
+    lines = [
+        "| bot's outcome | games | held the gate last: bot / opponent | bot's slack at its release: median, "
+        "counts | the opponent's slack then: median |",
+        "|---|---|---|---|---|",
+    ]
+    for outcome in ("won alone", "shared", "lost"):
+        group = by.get(outcome, [])
+        if not group:
+            continue
+        held = Counter(r["held_last"] for r in group)
+        own = [r["release"][0] for r in group if r["release"] is not None]
+        other = [r["release"][1] for r in group if r["release"] is not None]
+        counts = ", ".join(f"{k}: {v}" for k, v in sorted(Counter(own).items()))
+        med = f"{statistics.median(own):g}" if own else "-"
+        omed = f"{statistics.median(other):g}" if other else "-"
+        lines.append(f"| {outcome} | {len(group)} | {held['bot']} / {held['opponent']} | {med} ({counts}) | {omed} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bot", required=True, help="a bot name or an exported policy's path")
+    parser.add_argument("--opponent", default="random")
+    parser.add_argument("--config", default="core-2p", help="a 2-player configuration")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=900000)
+    parser.add_argument("--json", action="store_true", help="one JSON record per game instead of the table")
+    args = parser.parse_args(argv)
+    config = RulesConfig.resolve(args.config)
+    if config.players != 2:
+        parser.error(f"--config must be a 2-player configuration, {config.name} has {config.players} players")
+    rows = [play(args.bot, args.opponent, config, args.seed, i) for i in range(args.games)]
+    print(json.dumps(rows) if args.json else report(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
