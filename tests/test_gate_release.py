@@ -45,7 +45,13 @@ def test_every_game_is_counted_once_with_its_release(tool, capsys):
     assert tool.main(["--bot", "heuristic", "--games", "6", "--seed", "500"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].startswith("| bot's outcome | games |")
-    assert sum(int(line.split("|")[2]) for line in table[2:]) == 6
+    outcomes = table[2 : table.index("")]
+    assert sum(int(line.split("|")[2]) for line in outcomes) == 6
+    # while it alone holds the gate, the heuristic moves Influence and places its last Starting Influence at slack 0
+    holding = table[table.index("") + 3 :]
+    assert holding and all(line.startswith("| ") for line in holding)
+    kinds = {k for r in rows for _, k in r["holding"]}
+    assert kinds <= {"move-from", "place", "convert"} and "move-from" in kinds
 
 
 def test_a_configuration_of_more_players_is_refused(tool, capsys):

@@ -12,7 +12,9 @@ seats alternating: the bot in seat ``i % 2``; the bot seeded ``--seed + i``, the
 reports, per outcome of the bot (won alone, shared, lost), how many games, which player placed its last Starting
 Influence last (who held the gate), and the bot's and the opponent's slack just after the bot placed its last
 Starting Influence: the turns of the bot's release to spare. Released at slack 0, a bot against an opponent with no
-more slack than its own wins alone.
+more slack than its own wins alone. Then, by the bot's slack, the kinds of the Political Actions it chose while it
+alone held the gate (``move-from`` keeps it closed, ``place`` spends a held Starting Influence, the last one opens
+it).
 """
 
 from __future__ import annotations
@@ -46,9 +48,15 @@ def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dic
     g = Game.new(config, seed + i)
     done: dict[int, int] = {}  # player -> the decision at which it had placed all its Starting Influence
     release: tuple[int, int] | None = None
+    holding: list[tuple[int, str]] = []  # (slack, action kind) of each Political Action while the bot alone held
     step = 0
     while not g.is_terminal():
-        g.apply(bots[g.current_player].act(g))
+        p = g.current_player
+        action = bots[p].act(g)
+        alone = g.deployed[seat] < g.starting[seat] and g.deployed[1 - seat] >= g.starting[1 - seat]
+        if p == seat and alone and g.phase_name == "political":
+            holding.append((slack(g, seat), g.action_to_string(action).split()[0]))
+        g.apply(action)
         step += 1
         for p in (0, 1):
             if p not in done and g.deployed[p] >= g.starting[p]:
@@ -63,7 +71,7 @@ def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dic
         last = "bot"
     else:
         last = "opponent"
-    return {"game": i, "seat": seat, "outcome": outcome, "held_last": last, "release": release}
+    return {"game": i, "seat": seat, "outcome": outcome, "held_last": last, "release": release, "holding": holding}
 
 
 def report(rows: list[dict[str, Any]]) -> str:
@@ -86,6 +94,13 @@ def report(rows: list[dict[str, Any]]) -> str:
         med = f"{statistics.median(own):g}" if own else "-"
         omed = f"{statistics.median(other):g}" if other else "-"
         lines.append(f"| {outcome} | {len(group)} | {held['bot']} / {held['opponent']} | {med} ({counts}) | {omed} |")
+    chosen: dict[int, Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        for s, kind in r["holding"]:
+            chosen[s][kind] += 1
+    lines += ["", "| the bot's slack while it alone held the gate | its Political Actions by kind |", "|---|---|"]
+    for s in sorted(chosen, reverse=True):
+        lines.append(f"| {s} | " + ", ".join(f"{k} {v}" for k, v in sorted(chosen[s].items())) + " |")
     return "\n".join(lines)
 
 
