@@ -239,12 +239,17 @@ def test_a_game_that_forgets_its_events_plays_on_exactly_as_one_that_keeps_them(
 
 def test_docs_list_the_compact_layout():
     text = (Path(__file__).resolve().parents[1] / "docs" / "observation.md").read_text()
-    enc = CompactEncoder("core-4p")
-    rows = re.findall(r"^\| `(\w+)` \| (\d+) \| \(([\d, ]+)\) \|", text.split("## Compact layout")[1], re.M)
-    assert [(n, int(o), tuple(int(x) for x in s.replace(",", " ").split())) for n, o, s in rows] == [
-        (n, o, s) for n, (o, s) in enc.spec.items()
-    ]
+    enc, enc2 = CompactEncoder("core-4p"), CompactEncoder("core-4p", "compact-v2")
+    v1_part, v2_part = text.split("## Compact layout")[1].split("### `compact-v2`")
+
+    def rows(part: str) -> list[tuple[str, int, tuple[int, ...]]]:
+        found = re.findall(r"^\| `(\w+)` \| (\d+) \| \(([\d, ]+)\) \|", part, re.M)
+        return [(n, int(o), tuple(int(x) for x in s.replace(",", " ").split())) for n, o, s in found]
+
+    assert rows(v1_part) == [(n, o, s) for n, (o, s) in enc.spec.items()]
     assert f"{enc.size_total:,} floats" in text
+    assert rows(v2_part) == [("slack_at_most", *enc2.spec["slack_at_most"])]  # compact-v2: compact-v1 and one block
+    assert f"core-4p {enc2.size_total:,}" in v2_part
 
 
 # --- compact-v2: compact-v1 and the slack thermometer ---------------------------------------------------------------
