@@ -29,7 +29,7 @@ def test_slack_at_the_start_of_a_game(tool):
     p = g.current_player
     assert (g.turns_left(p), g.turns_left(1 - p), g.cap, g.starting, g.on_board, g.created) == (
         36, 35, 7, [4, 4], [0, 0], [0, 0])  # fmt: skip
-    assert tool.slack(g, p) == 25 and tool.slack(g, 1 - p) == 25
+    assert tool.slack_after_turn(g, p) == 25 and tool.slack_after_turn(g, 1 - p) == 25
 
 
 def test_every_game_is_counted_once_with_its_release(tool, capsys):

@@ -32,12 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import policies  # noqa: E402
 from bc_env.rules import Game, RulesConfig  # noqa: E402
-
-
-def slack(g: Game, p: int) -> int:
-    """Player ``p``'s turns after this one minus the actions it needs to reach the cap (RULINGS R12)."""
-    left = g.turns_left(p) - (1 if g.active == p else 0)
-    return left - (g.cap - g.on_board[p]) - max(0, g.cap - g.starting[p] - g.created[p])
+from training.selfplay.games import slack_after_turn  # noqa: E402
 
 
 def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dict[str, Any]:
@@ -55,14 +50,14 @@ def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dic
         action = bots[p].act(g)
         alone = g.deployed[seat] < g.starting[seat] and g.deployed[1 - seat] >= g.starting[1 - seat]
         if p == seat and alone and g.phase_name == "political":
-            holding.append((slack(g, seat), g.action_to_string(action).split()[0]))
+            holding.append((slack_after_turn(g, seat), g.action_to_string(action).split()[0]))
         g.apply(action)
         step += 1
         for p in (0, 1):
             if p not in done and g.deployed[p] >= g.starting[p]:
                 done[p] = step
                 if p == seat:
-                    release = (slack(g, seat), slack(g, 1 - seat))
+                    release = (slack_after_turn(g, seat), slack_after_turn(g, 1 - seat))
     winners = g.winners()
     outcome = "won alone" if winners == [seat] else "shared" if seat in winners else "lost"
     if seat not in done:

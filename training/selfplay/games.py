@@ -26,6 +26,15 @@ KINDS = ("self", "snapshot", "random", "heuristic")
 # ---------------------------------------------------------------------------- game workers
 
 
+def slack_after_turn(g: Any, p: int) -> int:
+    """Player ``p``'s turns after this one (this turn's Political Action spent when ``p`` is the active player) minus
+    the actions it still needs to reach the cap: a Place per Influence not on the Board and a FormalizeInfluence per
+    Influence not yet created (cap, RULINGS R12; the slack of docs/observation.md)."""
+    cap = g.cap
+    needed = (cap - g.on_board[p]) + max(0, cap - g.starting[p] - g.created[p])
+    return g.turns_left(p) - (1 if g.active == p else 0) - needed
+
+
 def holds_gate_alone(g: Any, p: int) -> bool:
     """The gate bonus's test (selfplay.gate_bonus), after a Political Action of player ``p``: ``p`` alone keeps the
     FormalizeInfluence gate closed (CORE-01-08-02: it has Starting Influence left to deploy, every other player has
@@ -36,10 +45,7 @@ def holds_gate_alone(g: Any, p: int) -> bool:
     dep, start = g.deployed, g.starting
     if dep[p] >= start[p] or any(dep[q] < start[q] for q in range(len(dep)) if q != p):
         return False
-    cap = g.cap
-    needed = (cap - g.on_board[p]) + max(0, cap - start[p] - g.created[p])
-    turns_after = g.turns_left(p) - (1 if g.active == p else 0)  # this turn's Political Action is spent
-    return turns_after >= needed
+    return slack_after_turn(g, p) >= 0
 
 
 def _arrays(rules: RulesConfig, n: int, obs_layout: str) -> dict[str, tuple[tuple[int, ...], Any]]:
