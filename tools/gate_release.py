@@ -15,6 +15,12 @@ Starting Influence: the turns of the bot's release to spare. Released at slack 0
 more slack than its own wins alone. Then, by the bot's slack, the kinds of the Political Actions it chose while it
 alone held the gate (``move-from`` keeps it closed, ``place`` spends a held Starting Influence, the last one opens
 it).
+
+``--hold-until K`` asks what the release is worth: the bot keeps its last Starting Influence while it alone holds
+the gate and its slack after this turn is at least ``K`` (its ``place`` of that Influence is replaced by the legal
+``move-from`` its network ranks first, or the lowest-numbered one for a bot without a network), so that it lets go
+at slack ``K`` at the latest. The heuristic lets go at slack 0; ``--hold-until 0`` plays a learned bot with that
+release and its own play otherwise (docs/training.md, "Why the zero bots share").
 """
 
 from __future__ import annotations
@@ -35,19 +41,45 @@ from bc_env.rules import Game, RulesConfig  # noqa: E402
 from training.selfplay.games import slack_after_turn  # noqa: E402
 
 
-def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dict[str, Any]:
-    """Game ``i``: its outcome for the bot, who placed its last Starting Influence last, and both slacks when the
-    bot placed its last (None when it never did)."""
+def held_longer(g: Game, bot: Any, seat: int, action: int, hold_until: int | None) -> int:
+    """``action``, or the bot's ``move-from`` in its place when ``action`` would spend the bot's last Starting
+    Influence while it alone holds the gate with a slack after this turn of at least ``hold_until``."""
+    if (
+        hold_until is None
+        or g.phase_name != "political"
+        or g.starting[seat] - g.deployed[seat] != 1
+        or g.deployed[1 - seat] < g.starting[1 - seat]
+        or g.action_to_string(action).split()[0] != "place"
+        or slack_after_turn(g, seat) < hold_until
+    ):
+        return action
+    moves = [a for a in g.legal_actions() if g.action_to_string(a).split()[0] == "move-from"]
+    if not moves:
+        return action
+    if hasattr(bot, "logits"):
+        logits = bot.logits(bot.observe(g, seat))
+        return max(moves, key=lambda a: (logits[a], -a))
+    return moves[0]
+
+
+def play(
+    bot: str, opponent: str, config: RulesConfig, seed: int, i: int, hold_until: int | None = None
+) -> dict[str, Any]:
+    """Game ``i``: its outcome for the bot, who placed its last Starting Influence last, both slacks when the bot
+    placed its last (None when it never did), and how many of its actions ``hold_until`` replaced."""
     seat = i % 2
     bots = {seat: policies.load(bot, seed=seed + i), 1 - seat: policies.load(opponent, seed=seed + i + 7)}
     g = Game.new(config, seed + i)
     done: dict[int, int] = {}  # player -> the decision at which it had placed all its Starting Influence
     release: tuple[int, int] | None = None
     holding: list[tuple[int, str]] = []  # (slack, action kind) of each Political Action while the bot alone held
-    step = 0
+    step = forced = 0
     while not g.is_terminal():
         p = g.current_player
         action = bots[p].act(g)
+        if p == seat:
+            chosen, action = action, held_longer(g, bots[p], seat, action, hold_until)
+            forced += action != chosen
         alone = g.deployed[seat] < g.starting[seat] and g.deployed[1 - seat] >= g.starting[1 - seat]
         if p == seat and alone and g.phase_name == "political":
             holding.append((slack_after_turn(g, seat), g.action_to_string(action).split()[0]))
@@ -66,7 +98,15 @@ def play(bot: str, opponent: str, config: RulesConfig, seed: int, i: int) -> dic
         last = "bot"
     else:
         last = "opponent"
-    return {"game": i, "seat": seat, "outcome": outcome, "held_last": last, "release": release, "holding": holding}
+    return {
+        "game": i,
+        "seat": seat,
+        "outcome": outcome,
+        "held_last": last,
+        "release": release,
+        "holding": holding,
+        "held_longer": forced,
+    }
 
 
 def report(rows: list[dict[str, Any]]) -> str:
@@ -96,6 +136,15 @@ def report(rows: list[dict[str, Any]]) -> str:
     lines += ["", "| the bot's slack while it alone held the gate | its Political Actions by kind |", "|---|---|"]
     for s in sorted(chosen, reverse=True):
         lines.append(f"| {s} | " + ", ".join(f"{k} {v}" for k, v in sorted(chosen[s].items())) + " |")
+    n, alone, shared = len(rows), len(by.get("won alone", [])), len(by.get("shared", []))
+    lines += [
+        "",
+        f"{n} games: {alone} won alone, {shared} shared, {n - alone - shared} lost; the bot's score "
+        f"{(alone + shared / 2) / max(1, n):.1%} (a shared victory counts 1/2)",
+    ]
+    forced = sum(r["held_longer"] for r in rows)
+    if forced:
+        lines[-1] += f"; {forced} of its places held back by --hold-until"
     return "\n".join(lines)
 
 
@@ -106,12 +155,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default="core-2p", help="a 2-player configuration")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=900000)
+    parser.add_argument(
+        "--hold-until",
+        type=int,
+        default=None,
+        metavar="K",
+        help="the bot keeps its last Starting Influence while it alone holds the gate with a slack of at least K "
+        "after the turn (a move-from instead of the place): it lets go at slack K at the latest",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON record per game instead of the table")
     args = parser.parse_args(argv)
     config = RulesConfig.resolve(args.config)
     if config.players != 2:
         parser.error(f"--config must be a 2-player configuration, {config.name} has {config.players} players")
-    rows = [play(args.bot, args.opponent, config, args.seed, i) for i in range(args.games)]
+    rows = [play(args.bot, args.opponent, config, args.seed, i, args.hold_until) for i in range(args.games)]
     print(json.dumps(rows) if args.json else report(rows))
     return 0
 
