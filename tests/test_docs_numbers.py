@@ -64,6 +64,14 @@ def test_policies_md_weights_and_size_of_the_shipped_bots(name):
     assert float(match.group(3)) == round((BOTS_DIR / f"{name}.npz").stat().st_size / 1e6, 2)
 
 
+def test_policies_md_weights_and_size_of_the_zero_bot():
+    match = re.search(r"`zero-core-2p` ([\d,]+) weights, ([\d.]+) MB", read("docs/policies.md"))
+    assert match
+    with np.load(BOTS_DIR / "zero-core-2p.npz", allow_pickle=False) as z:
+        assert number(match.group(1)) == sum(z[k].size for k in z.files)
+    assert float(match.group(2)) == round((BOTS_DIR / "zero-core-2p.npz").stat().st_size / 1e6, 2)
+
+
 def test_every_observation_size_in_the_docs_belongs_to_a_preset():
     """Any 'Box(..., (N,), float32)' in the docs is the observation size of some preset."""
     from bc_env.rules import preset_names

@@ -85,13 +85,13 @@ def test_hold_until_moves_the_release_and_nothing_else(tool, capsys):
 
 
 def test_hold_until_with_a_learned_bot_uses_its_network(tool, capsys):
-    """zero-core-2p lets go about one turn early (docs/training.md); with --hold-until 0 its place of the last
-    Starting Influence becomes the move-from its network ranks first, and it lets go at slack 0 at the latest."""
+    """zero-core-2p lets go at slack 0 (docs/training.md); with --hold-until -1 its place of the last Starting
+    Influence becomes the move-from its network ranks first, and it lets go at slack -1 at the latest."""
     args = ["--bot", "zero-core-2p", "--games", "6", "--seed", "900000", "--json"]
     assert tool.main(args) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert any(r["held_last"] == "bot" and r["release"][0] >= 1 for r in plain)
-    assert tool.main([*args, "--hold-until", "0"]) == 0
+    assert any(r["held_last"] == "bot" and r["release"][0] == 0 for r in plain)
+    assert tool.main([*args, "--hold-until", "-1"]) == 0
     held = json.loads(capsys.readouterr().out)
     assert sum(r["held_longer"] for r in held) >= 1
-    assert all(r["release"][0] <= 0 for r in held if r["held_last"] == "bot")
+    assert all(r["release"][0] <= -1 for r in held if r["held_last"] == "bot")
