@@ -77,7 +77,7 @@ def test_zero_bots_were_learned_from_random_weights(name):
     config the docs name (configs/train/<name>.toml), on the rules and layout that config gives."""
     import tomllib
 
-    training = json.loads((ROOT / "policies" / "bots" / f"{name}.json").read_text())["training"]
+    training = json.loads((policies.BOTS_DIR / f"{name}.json").read_text())["training"]
     assert training["imitation"] == "none (trained from random weights)"
     assert "init_from" not in training and "behaviour_cloning" not in training
     cfg = training["config"]

@@ -41,19 +41,23 @@ from bc_env.rules import Game, RulesConfig  # noqa: E402
 from training.selfplay.games import slack_after_turn  # noqa: E402
 
 
+def kind(g: Game, action: int) -> str:
+    """The action's kind, the first word of its string (``place``, ``move-from``, ...)."""
+    return g.action_to_string(action).split()[0]
+
+
 def held_longer(g: Game, bot: Any, seat: int, action: int, hold_until: int | None) -> int:
     """``action``, or the bot's ``move-from`` in its place when ``action`` would spend the bot's last Starting
-    Influence while it alone holds the gate with a slack after this turn of at least ``hold_until``."""
+    Influence with a slack after this turn of at least ``hold_until``; asked only while the bot alone holds the
+    gate, at its Political Action."""
     if (
         hold_until is None
-        or g.phase_name != "political"
         or g.starting[seat] - g.deployed[seat] != 1
-        or g.deployed[1 - seat] < g.starting[1 - seat]
-        or g.action_to_string(action).split()[0] != "place"
+        or kind(g, action) != "place"
         or slack_after_turn(g, seat) < hold_until
     ):
         return action
-    moves = [a for a in g.legal_actions() if g.action_to_string(a).split()[0] == "move-from"]
+    moves = [a for a in g.legal_actions() if kind(g, a) == "move-from"]
     if not moves:
         return action
     if hasattr(bot, "logits"):
@@ -77,12 +81,11 @@ def play(
     while not g.is_terminal():
         p = g.current_player
         action = bots[p].act(g)
-        if p == seat:
-            chosen, action = action, held_longer(g, bots[p], seat, action, hold_until)
-            forced += action != chosen
         alone = g.deployed[seat] < g.starting[seat] and g.deployed[1 - seat] >= g.starting[1 - seat]
         if p == seat and alone and g.phase_name == "political":
-            holding.append((slack_after_turn(g, seat), g.action_to_string(action).split()[0]))
+            chosen, action = action, held_longer(g, bots[p], seat, action, hold_until)
+            forced += action != chosen
+            holding.append((slack_after_turn(g, seat), kind(g, action)))
         g.apply(action)
         step += 1
         for p in (0, 1):
