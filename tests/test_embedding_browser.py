@@ -126,7 +126,11 @@ def load(page, tmp_path: Path, doc: dict, preset: str, bot: str, seat: int = 0) 
     page.select_option("#bot", bot)
     page.fill("#seat", str(seat))
     page.set_input_files("#load-file", str(path))
-    page.wait_for_function("() => ['human', 'over', 'error'].includes(document.body.dataset.status)")
+    # The loaded game's actions on the page first: the status of the game before can still read 'human'.
+    page.wait_for_function(
+        f"() => document.body.dataset.status === 'error' || (Number(document.body.dataset.shown) >= "
+        f"{len(doc['actions'])} && ['human', 'over'].includes(document.body.dataset.status))"
+    )
     assert page.evaluate("() => document.body.dataset.status") == "human", page.inner_text("#status")
 
 
