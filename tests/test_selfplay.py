@@ -85,6 +85,39 @@ def test_resume_with_another_network_is_refused(tmp_path):
         train(_cfg(tmp_path), progress=False)
 
 
+def test_a_run_saved_on_the_cpu_resumes_where_its_tensors_are_loaded_onto_a_gpu(tmp_path, monkeypatch):
+    """``torch.load(map_location=cuda)`` moves every tensor of the checkpoint to the GPU, the CPU generator's saved
+    state too, and ``torch.set_rng_state`` takes a CPU ByteTensor only: the GPU machine's resume of a run made on 2
+    cores stopped there (session 21). Here the saved state comes back as an object that is no tensor until ``.cpu()``,
+    as a GPU tensor is no CPU ByteTensor."""
+    import torch
+
+    import training.selfplay.trainer as trainer
+
+    class OnTheGpu:
+        def __init__(self, tensor):
+            self.tensor = tensor
+
+        def cpu(self):
+            return self.tensor
+
+    saved = {}
+    real_load = torch.load
+
+    def load(*args, **kwargs):
+        data = real_load(*args, **kwargs)
+        saved["rng"] = data["torch_rng"]
+        data["torch_rng"] = OnTheGpu(data["torch_rng"])
+        return data
+
+    train(_cfg(tmp_path, "total_steps=16"), progress=False)
+    monkeypatch.setattr(trainer.torch, "load", load)
+    restored = {}
+    monkeypatch.setattr(trainer.torch, "set_rng_state", lambda state: restored.setdefault("rng", state.clone()))
+    summary = train(_cfg(tmp_path, "total_steps=32"), resume=True, progress=False)
+    assert summary["steps"] >= 32 and torch.equal(restored["rng"], saved["rng"])
+
+
 def test_a_fixed_seed_trains_the_same_weights_in_process(tmp_path):
     weights = []
     for name in ("a", "b"):

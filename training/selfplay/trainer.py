@@ -246,7 +246,7 @@ class SelfPlayBackend(Backend):
         data = torch.load(directory / "model.pt", map_location=self.dev, weights_only=True)  # tensors only, no pickle
         self.agent.load_state_dict(data["agent"])
         self.optimizer.load_state_dict(data["optimizer"])
-        torch.set_rng_state(data["torch_rng"])
+        torch.set_rng_state(data["torch_rng"].cpu())  # the CPU generator's state, also where the tensors went to a GPU
         for k, sd in data["snapshots"].items():
             self.snapshot_nets[int(k)] = self._frozen(sd)
         self.snapshot_ids = {str(k): int(v) for k, v in state["snapshot_ids"].items()}
