@@ -768,6 +768,7 @@ def test_clock_counts_the_turns_each_player_still_takes(preset):
                 therm = views["turns_left_at_most"][k]
                 assert [bool(x) for x in therm] == [left <= b + 1 for b in range(16)]
                 needed = (game.cap - game.on_board[p]) + max(0, game.cap - game.starting[p] - game.created[p])
+                assert game.actions_to_cap(p) == needed  # RULINGS R12
                 slack = views["slack_at_most"][k]
                 assert [bool(x) for x in slack] == [left - needed <= s for s in range(-8, 9)]
             checked += 1
@@ -790,6 +791,7 @@ def test_clock_scenario_last_turns_of_a_two_player_game():
     views = Encoder("core-2p").views(Encoder("core-2p").encode(game, 0))
     assert [round(float(x) * Encoder("core-2p")._max_round) for x in views["turns_left"]] == [2, 2]
     # actions to the cap: 7 - 5 Places + (7 - 4 - 2) Formalizes = 3; slack 2 - 3 = -1 -> bins for -1 .. 8
+    assert game.actions_to_cap(0) == 3 and game.turns_left(0) == 2
     assert [bool(x) for x in views["slack_at_most"][0]] == [s >= -1 for s in range(-8, 9)]
 
 

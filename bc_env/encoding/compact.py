@@ -106,7 +106,6 @@ class CompactEncoder:
         self._o_resources, self._o_seats, self._o_bank = o["resources"], o["seats"], o["bank"]
         self._o_noise, self._o_game, self._o_effect = o["noise"], o["game"], o["effect"]
         self._o_slack = o.get("slack_at_most", off)
-        self._cap = config.cap
         self._finite_bank = config.bank_stock is not None
         self._resort_list: list[float] = self._resort_of.tolist()
         self._value_list: list[float] = self._value_of.tolist()
@@ -275,14 +274,13 @@ class CompactEncoder:
         has left minus the actions it still needs to reach the cap, one Place per Influence not on the Board and one
         FormalizeInfluence per Influence not yet created (RULINGS R12); bin ``k`` is 1 when the slack is
         ``<= SLACK_RANGE[k]``."""
-        P, nb, cap = self.num_players, self._slack_bins, self._cap
+        P, nb = self.num_players, self._slack_bins
         lo = SLACK_RANGE.start
-        on_board, starting, created = g.on_board, g.starting, g.created
         for k in range(P):
             p = obs + k
             if p >= P:
                 p -= P
-            slack = g.turns_left(p) - (cap - on_board[p]) - max(0, cap - starting[p] - created[p])
+            slack = g.turns_left(p) - g.actions_to_cap(p)
             first = self._o_slack + k * nb
             for j in range(max(0, slack - lo), nb):
                 m[first + j] = 1.0

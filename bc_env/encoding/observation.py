@@ -743,7 +743,7 @@ class Encoder:
         a[o_turn] = g.turns_in_round
         a[o_phase + self._phase_index[g.phase_name]] = 1.0
         if dec is not None:  # the clock (see _clock), per relative player
-            cap, top = self.cap, self._max_round
+            top = self._max_round
             at_most, slack_rows = self._at_most_rows, self._slack_rows
             last_at_most, lo, nb = CLOCK_BINS + 1, SLACK_RANGE.start - 1, len(SLACK_RANGE)
             for k in range(P):
@@ -754,7 +754,7 @@ class Encoder:
                 a[o_turns_left + k] = left if left < top else top
                 first = o_turns_at_most + k * CLOCK_BINS
                 a[first : first + CLOCK_BINS] = at_most[left if left < last_at_most else last_at_most]
-                needed = (cap - on_board[p]) + max(0, cap - starting[p] - created[p])
+                needed = g.actions_to_cap(p)
                 x = min(max(left - needed - lo, 0), nb + 1)
                 first = o_slack + k * nb
                 a[first : first + nb] = slack_rows[x]
@@ -775,16 +775,15 @@ class Encoder:
         thermometer, and the slack: those turns minus the Place and FormalizeInfluence actions still needed to
         reach the cap (each Influence not on the Board needs a Place, each not yet created a FormalizeInfluence;
         RULINGS R12)."""
-        P, cap, top = self.num_players, self.cap, self._max_round
+        P, top = self.num_players, self._max_round
         at_most, slack_rows = self._at_most_rows, self._slack_rows
         last_at_most, lo, nb = CLOCK_BINS + 1, SLACK_RANGE.start - 1, len(SLACK_RANGE)
-        on_board, starting, created = g.on_board, g.starting, g.created
         for p in range(P):
             left = g.turns_left(p)
             v[o_left + p] = left if left < top else top
             first = o_at_most + p * CLOCK_BINS  # bin k: turns left <= k + 1
             v[first : first + CLOCK_BINS] = at_most[left if left < last_at_most else last_at_most]
-            needed = (cap - on_board[p]) + max(0, cap - starting[p] - created[p])
+            needed = g.actions_to_cap(p)
             x = min(max(left - needed - lo, 0), nb + 1)  # row of the slack, clamped to the rows' range
             first = o_slack + p * nb  # bin k: slack <= SLACK_RANGE[k]
             v[first : first + nb] = slack_rows[x]

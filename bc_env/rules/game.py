@@ -602,6 +602,13 @@ class Game:
         """CORE-01-08-02/03, RULINGS R11: every player has deployed their Starting Influence."""
         return all(d >= s for d, s in zip(self.deployed, self.starting))
 
+    def actions_to_cap(self, player: int) -> int:
+        """The Political Actions ``player`` still needs to reach the cap (CORE-01-08-01, RULINGS R12): a Place per
+        Influence not on the Board and a FormalizeInfluence per Influence not yet created beyond its Starting
+        Influence. ``turns_left(player)`` minus this is the slack of the observation layouts (docs/observation.md)."""
+        cap = self.cap
+        return (cap - self.on_board[player]) + max(0, cap - self.starting[player] - self.created[player])
+
     def turns_left(self, player: int) -> int:
         """Political Actions ``player`` still takes, the current turn included: one tile is drawn per turn
         (CORE-01-04-04) and the game ends when the active player must draw from an empty DrawPile

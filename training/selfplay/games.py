@@ -30,9 +30,7 @@ def slack_after_turn(g: Any, p: int) -> int:
     """Player ``p``'s turns after this one (this turn's Political Action spent when ``p`` is the active player) minus
     the actions it still needs to reach the cap: a Place per Influence not on the Board and a FormalizeInfluence per
     Influence not yet created (cap, RULINGS R12; the slack of docs/observation.md)."""
-    cap = g.cap
-    needed = (cap - g.on_board[p]) + max(0, cap - g.starting[p] - g.created[p])
-    return g.turns_left(p) - (1 if g.active == p else 0) - needed
+    return g.turns_left(p) - (1 if g.active == p else 0) - g.actions_to_cap(p)
 
 
 def holds_gate_alone(g: Any, p: int) -> bool:
