@@ -3,8 +3,8 @@
 ``policies.load(name_or_path)`` returns any bot: ``"random"``, ``"heuristic"``, ``"expert"``, ``"endgame"`` (the
 expert plus an endgame search, ``policies.endgame``; options after colons), ``"champion"`` (the strongest shipped
 bot for the game's rules, ``policies.champion``), a shipped trained bot (``"ppo-core-2p"``, ``"ppo-core-4p"``,
-``"zero-core-2p"``: files in ``policies/bots/``) or the path of an exported policy (``runs/<name>/policy`` with or
-without ``.npz``). Trained bots run on NumPy alone (no torch).
+``"zero-core-2p"``, ``"zero-core-4p"``: files in ``policies/bots/``) or the path of an exported policy
+(``runs/<name>/policy`` with or without ``.npz``). Trained bots run on NumPy alone (no torch).
 
 The search bot takes options after a colon: ``"mcts:sims=400:leaf=rollout"`` (``policies.mcts``; a bad option
 raises ``MCTSOptionError``).

@@ -15,7 +15,7 @@ import policies
 from bc_env.encoding import ENCODER_VERSION
 from bc_env.rules import Game, RulesConfig
 
-SHIPPED = {"ppo-core-2p": "core-2p", "ppo-core-4p": "core-4p", "zero-core-2p": "core-2p"}
+SHIPPED = {"ppo-core-2p": "core-2p", "ppo-core-4p": "core-4p", "zero-core-2p": "core-2p", "zero-core-4p": "core-4p"}
 ROOT = Path(__file__).resolve().parents[1]
 
 
