@@ -361,6 +361,8 @@ def test_holding_the_gate_earns_the_bonus_only_while_the_holder_can_still_reach_
     from training.selfplay.games import holds_gate_alone
 
     def game(turns, active=1, deployed=(3, 4), on_board=(3, 4)):
+        # Game.actions_to_cap (RULINGS R12): a Place per Influence not on the Board, a FormalizeInfluence per
+        # Influence not yet created (cap 7, Starting 4, none created)
         return SimpleNamespace(
             deployed=list(deployed),
             starting=[4, 4],
@@ -369,6 +371,7 @@ def test_holding_the_gate_earns_the_bonus_only_while_the_holder_can_still_reach_
             cap=7,
             active=active,
             turns_left=lambda p: turns,
+            actions_to_cap=lambda p: (7 - on_board[p]) + (7 - 4 - 0),
         )
 
     # seat 0 needs 4 Places (7 - 3 on the Board) and 3 FormalizeInfluence (7 - 4 Starting - 0 created): 7 turns
