@@ -7,8 +7,8 @@
 #   SKIP_VECTOR=1 leaves out step 2       VECTOR_ENVS="64 256" games per batched env, one row each (256)
 #   VECTOR_LAYOUTS="compact-v1 compact-v2" the batched env's layouts (compact-v1)
 #   RESUME=DIR continues the run in DIR (a copy of a run directory, e.g. carried to the machine) instead of starting
-#     from zero: DIR is copied to RESUME_RUNS/<its name> (default /tmp/run11: a run's checkpoint names its snapshots
-#     by absolute path) and trained on with --resume
+#     from zero: DIR is copied back to where the run was made (its checkpoint names its snapshots by absolute path)
+#     and trained on with --resume
 #   TRAIN_SET="--set pool.p_heuristic=0.4 ..." further overrides of the config
 #   EXPERT_GAMES=200 games against the expert
 #   SNAPSHOTS=0 leaves out the snapshots' games
@@ -37,7 +37,9 @@ fi
 runs=/tmp/device-runs; rm -rf "$runs"  # a warm machine keeps the last call's run
 resume=()
 if [ -n "${RESUME:-}" ]; then
-  runs=${RESUME_RUNS:-/tmp/run11}; mkdir -p "$runs"; rm -rf "${runs:?}/$(basename "$RESUME")"
+  runs=$(python3 -c "import json, pathlib, sys; s = json.load(open(sys.argv[1]))['run']['snapshots'];
+print(pathlib.Path(s[0]['path']).parents[2] if s else sys.argv[2])" "$RESUME/checkpoint/state.json" "$runs")
+  mkdir -p "$runs"; rm -rf "${runs:?}/$(basename "$RESUME")"
   cp -r "$RESUME" "$runs/" && resume=(--resume)
 fi
 touch /tmp/device-zero-t0  # the snapshots made after this are this call's
